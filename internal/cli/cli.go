@@ -1,0 +1,125 @@
+// Package cli is asky's command tree. It only parses flags, builds
+// dependencies through the Factory and calls into the domain packages;
+// nothing imports it.
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/askygo/asky/internal/cli/cmdutil"
+	"github.com/askygo/asky/internal/config"
+	"github.com/askygo/asky/internal/iostreams"
+	"github.com/askygo/asky/internal/llm"
+	"github.com/askygo/asky/internal/store"
+)
+
+// Main runs asky with the process arguments and returns the exit code.
+func Main() int {
+	return Run(os.Args[1:], cmdutil.New(iostreams.System()))
+}
+
+// Run executes the command tree with args and the given factory; tests and
+// testscript call it directly.
+func Run(args []string, f *cmdutil.Factory) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	defer f.Close()
+
+	root := NewCmdRoot(f)
+	root.SetArgs(TranslateLegacyArgs(args))
+	root.SetIn(f.IO.In)
+	root.SetOut(f.IO.Out)
+	root.SetErr(f.IO.ErrOut)
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return cmdutil.ExitOK
+	}
+	if ctx.Err() != nil || errors.Is(err, context.Canceled) {
+		fmt.Fprintln(f.IO.ErrOut, "\ninterrupted")
+		return cmdutil.ExitInterrupted
+	}
+	return printError(f.IO.ErrOut, err)
+}
+
+// printError writes `error: …` and `hint: …` and returns the exit code.
+func printError(w io.Writer, err error) int {
+	if errors.Is(err, cmdutil.ErrSilent) {
+		return cmdutil.ExitError
+	}
+	code, hint := classify(err)
+	fmt.Fprintf(w, "error: %s\n", firstLine(err.Error()))
+	if hint != "" {
+		fmt.Fprintf(w, "hint: %s\n", hint)
+	}
+	return code
+}
+
+func firstLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
+
+// classify maps typed errors from every layer to an exit code and a hint.
+// It is the single place where exit codes are decided.
+func classify(err error) (int, string) {
+	var (
+		ce   *cmdutil.Error
+		fe   *cmdutil.FlagError
+		ua   *config.UnknownAliasError
+		mk   *config.MissingKeyError
+		pe   *config.ParseError
+		le   *llm.Error
+		hint cmdutil.Hinter
+	)
+	switch {
+	case errors.As(err, &ce):
+		return ce.Code, ce.Hint
+	case errors.As(err, &fe):
+		return cmdutil.ExitUsage, fe.Hint
+	case errors.Is(err, config.ErrNoModel):
+		return cmdutil.ExitNoModel, "configure a model with `asky config model add`, or export OPENAI_API_KEY / ANTHROPIC_API_KEY / OPENROUTER_API_KEY, or start Ollama"
+	case errors.As(err, &ua):
+		return cmdutil.ExitUsage, "pick one of the configured aliases, or add one with `asky config model add`"
+	case errors.As(err, &mk):
+		return cmdutil.ExitNoModel, "export the variable, or set api_key_env / api_key_cmd for [api." + mk.API + "]; check with `asky config doctor`"
+	case errors.As(err, &pe):
+		return cmdutil.ExitError, "fix the file and run `asky config doctor`"
+	case errors.As(err, &le):
+		return llmExit(le)
+	case errors.As(err, &hint):
+		return cmdutil.ExitError, hint.Hint()
+	}
+	var nse *store.NewerSchemaError
+	if errors.As(err, &nse) {
+		return cmdutil.ExitError, "install a newer asky"
+	}
+	return cmdutil.ExitError, ""
+}
+
+func llmExit(e *llm.Error) (int, string) {
+	switch e.Kind {
+	case llm.KindAuth:
+		return cmdutil.ExitError, "check the API key for this provider with `asky config doctor`"
+	case llm.KindUnreachable:
+		return cmdutil.ExitNoModel, "is the server running and the base_url right? check with `asky config doctor`"
+	case llm.KindRateLimit:
+		return cmdutil.ExitError, "wait a moment and retry, or use another model with -m"
+	case llm.KindContextOverflow:
+		return cmdutil.ExitError, "try a larger-context model (-m), a narrower question, or less piped input"
+	case llm.KindTimeout:
+		return cmdutil.ExitError, "raise [general] request_timeout / stream_idle_timeout, or retry"
+	case llm.KindTruncated:
+		return cmdutil.ExitError, "the connection dropped mid-answer; retry (the partial answer is in `asky history show ~1`)"
+	}
+	return cmdutil.ExitError, "run with -v for details"
+}

@@ -1,0 +1,66 @@
+package cmdutil
+
+import (
+	"context"
+	"net/http"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/askygo/asky/internal/config"
+	"github.com/askygo/asky/internal/iostreams"
+	"github.com/askygo/asky/internal/store"
+)
+
+// Factory builds dependencies lazily: --help, completion and version never
+// parse config or open the database.
+type Factory struct {
+	IO      *iostreams.IOStreams
+	Getenv  func(string) string
+	Now     func() time.Time
+	Getppid func() int
+	// HTTPClient is the plain client for configured endpoints (LLM, search
+	// provider, embeddings). URLs chosen by a model never use it.
+	HTTPClient func() *http.Client
+	// Probe checks for a local OpenAI-compatible server (model detection).
+	Probe func(ctx context.Context, baseURL string) bool
+
+	Config func() (*config.Config, error)
+	Store  func() (*store.Store, error)
+	// Verbosity is set by the root command's -v count.
+	Verbosity int
+
+	closers []func()
+}
+
+// Close releases what the factory opened (the database).
+func (f *Factory) Close() {
+	for i := len(f.closers) - 1; i >= 0; i-- {
+		f.closers[i]()
+	}
+	f.closers = nil
+}
+
+// New returns the production factory.
+func New(io *iostreams.IOStreams) *Factory {
+	f := &Factory{IO: io, Getenv: os.Getenv, Now: time.Now, Getppid: os.Getppid, Probe: config.SystemProbe}
+	f.HTTPClient = sync.OnceValue(func() *http.Client {
+		return &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}
+	})
+	f.Config = sync.OnceValues(func() (*config.Config, error) { return config.Load(f.Getenv) })
+	f.Store = sync.OnceValues(func() (*store.Store, error) {
+		cfg, err := f.Config()
+		if err != nil {
+			return nil, err
+		}
+		st, err := store.Open(context.Background(), cfg.Paths.DB)
+		if err == nil {
+			f.closers = append(f.closers, func() { st.Close() })
+		}
+		return st, err
+	})
+	return f
+}
+
+// Env returns the model-resolution environment.
+func (f *Factory) Env() config.Env { return config.Env{Getenv: f.Getenv, Probe: f.Probe} }

@@ -1,0 +1,235 @@
+package query
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/askygo/asky/internal/render"
+	"github.com/askygo/asky/internal/turn"
+)
+
+// output turns engine events into terminal output. stdout only ever gets
+// the answer (or JSON); everything else goes to stderr.
+type output struct {
+	opts    *Options
+	mu      sync.Mutex
+	tty     bool // stdout is a terminal: stream + render
+	status  *render.Status
+	stream  *render.Stream
+	trace   bool // show tool calls and timings
+	verbose bool
+	started time.Time
+}
+
+func newOutput(opts *Options) *output {
+	o := &output{opts: opts, started: time.Now()}
+	io := opts.IO
+	o.tty = io.IsStdoutTTY() && !opts.JSON
+	o.verbose = opts.Factory.Verbosity > 0
+	o.trace = o.verbose || io.IsStderrTTY()
+	if io.IsStderrTTY() && !opts.JSON {
+		o.status = render.NewStatus(io.ErrOut)
+		o.status.Set("thinking")
+	}
+	if o.tty {
+		_, h := 0, 0
+		o.stream = render.NewStream(io.Out, io.TerminalWidth(), h, io.ColorEnabled())
+	}
+	return o
+}
+
+func (o *output) event(ev turn.Event) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	switch ev.Kind {
+	case turn.EventModelCall:
+		if o.verbose {
+			o.errLocked(fmt.Sprintf("· model call %d/%d", ev.Turn, ev.MaxTurns))
+		}
+		o.setStatus("thinking")
+	case turn.EventText:
+		if o.stream != nil {
+			o.pauseStatus()
+			o.stream.Write(ev.Text)
+		}
+	case turn.EventTextDiscard:
+		if o.stream != nil {
+			o.stream.Discard()
+		}
+	case turn.EventStatus:
+		o.setStatus(ev.Text)
+	case turn.EventToolStart:
+		label := ev.Tool
+		if ev.Summary != "" {
+			label += " " + ev.Summary
+		}
+		if o.trace {
+			o.errLocked("→ " + render.Sanitize(label))
+		}
+		o.setStatus("running " + ev.Tool)
+	case turn.EventToolEnd:
+		if o.trace {
+			if ev.OK {
+				o.errLocked(fmt.Sprintf("  ✓ %s %s", ev.Tool, ev.Elapsed.Round(time.Millisecond)))
+			} else {
+				o.errLocked(fmt.Sprintf("  ✗ %s %s: %s", ev.Tool, ev.Elapsed.Round(time.Millisecond), render.Sanitize(oneLine(ev.Err, 160))))
+			}
+		}
+		o.setStatus("thinking")
+	case turn.EventNotice:
+		o.errLocked("notice: " + ev.Text)
+	case turn.EventDebug:
+		if o.verbose {
+			o.errLocked("· " + ev.Text)
+		}
+	}
+}
+
+func (o *output) setStatus(s string) {
+	if o.status != nil {
+		o.status.Set(s)
+	}
+}
+
+func (o *output) pauseStatus() {
+	if o.status != nil {
+		o.status.Pause()
+	}
+}
+
+// errLocked writes one line to stderr, clearing the spinner first.
+func (o *output) errLocked(line string) {
+	if o.status != nil {
+		o.status.Clear()
+	}
+	fmt.Fprintln(o.opts.IO.ErrOut, line)
+}
+
+func (o *output) stderr(line string) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.errLocked(line)
+}
+
+// traceWriter returns a writer for -vv payload traces.
+func (o *output) traceWriter() io.Writer { return &lockedWriter{o: o} }
+
+type lockedWriter struct{ o *output }
+
+func (w *lockedWriter) Write(p []byte) (int, error) {
+	w.o.mu.Lock()
+	defer w.o.mu.Unlock()
+	if w.o.status != nil {
+		w.o.status.Clear()
+	}
+	return w.o.opts.IO.ErrOut.Write(p)
+}
+
+func (o *output) close() {
+	if o.status != nil {
+		o.status.Close()
+		o.status = nil
+	}
+}
+
+// abort ends a failed turn: whatever streamed stays visible, the tail is
+// closed off.
+func (o *output) abort() {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.stream != nil {
+		o.stream.Finish()
+	}
+	o.close()
+}
+
+// finish prints the final answer (or JSON) and the trailer on stderr.
+func (o *output) finish(res *turn.Result) error {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.close()
+	io := o.opts.IO
+	if o.opts.JSON {
+		return writeJSON(io.Out, jsonResult(res))
+	}
+	if o.stream != nil {
+		// What streamed may differ from the cleaned answer (think tags,
+		// fallback text); re-stream the final answer if nothing was shown.
+		if !o.stream.Printed() {
+			o.stream.Discard()
+			o.stream.Write(res.Answer)
+		}
+		o.stream.Finish()
+	} else {
+		fmt.Fprintln(io.Out, strings.TrimRight(render.Sanitize(res.Answer), "\n"))
+	}
+	if len(res.Sources) > 0 && o.tty {
+		fmt.Fprintln(io.ErrOut)
+		fmt.Fprintln(io.ErrOut, "Sources:")
+		for i, s := range res.Sources {
+			title := s.Title
+			if title == "" {
+				title = s.URL
+			}
+			fmt.Fprintf(io.ErrOut, "  [%d] %s — %s\n", i+1, render.Sanitize(title), s.URL)
+		}
+	}
+	for _, u := range res.Unverified {
+		if len(res.ToolCalls) > 0 || len(res.Sources) > 0 {
+			fmt.Fprintf(io.ErrOut, "warning: the answer cites %s, which asky did not retrieve\n", u)
+		}
+	}
+	if o.verbose {
+		fmt.Fprintf(io.ErrOut, "· %s · %d in / %d out tokens · %d call(s) · %s · history %d\n", res.Model,
+			res.Usage.PromptTokens, res.Usage.CompletionTokens, res.Calls, res.Elapsed.Round(time.Millisecond), res.HistoryID)
+	}
+	return nil
+}
+
+type jsonToolCall struct {
+	Name      string `json:"name"`
+	Arguments any    `json:"arguments"`
+	OK        bool   `json:"ok"`
+}
+
+type jsonSource struct {
+	URL   string `json:"url"`
+	Title string `json:"title"`
+}
+
+// jsonResult is the stable `query --json` contract (DESIGN.md).
+func jsonResult(res *turn.Result) map[string]any {
+	calls := []jsonToolCall{}
+	for _, c := range res.ToolCalls {
+		calls = append(calls, jsonToolCall{Name: c.Name, Arguments: c.Arguments, OK: c.OK})
+	}
+	srcs := []jsonSource{}
+	for _, s := range res.Sources {
+		srcs = append(srcs, jsonSource{URL: s.URL, Title: s.Title})
+	}
+	var sid any
+	if res.SessionID != 0 {
+		sid = res.SessionID
+	}
+	return map[string]any{
+		"answer":     res.Answer,
+		"model":      res.Model,
+		"session_id": sid,
+		"history_id": res.HistoryID,
+		"tool_calls": calls,
+		"sources":    srcs,
+		"usage":      map[string]int{"prompt_tokens": res.Usage.PromptTokens, "completion_tokens": res.Usage.CompletionTokens},
+		"elapsed_ms": res.Elapsed.Milliseconds(),
+	}
+}
+
+func oneLine(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) > n {
+		return s[:n] + "…"
+	}
+	return s
+}

@@ -1,0 +1,65 @@
+package cli
+
+import (
+	"github.com/MakeNowJust/heredoc"
+	"github.com/spf13/cobra"
+
+	"github.com/askygo/asky/internal/build"
+	"github.com/askygo/asky/internal/cli/cmdutil"
+	"github.com/askygo/asky/internal/cli/completion"
+	"github.com/askygo/asky/internal/cli/configcmd"
+	"github.com/askygo/asky/internal/cli/corpus"
+	"github.com/askygo/asky/internal/cli/daemon"
+	"github.com/askygo/asky/internal/cli/history"
+	"github.com/askygo/asky/internal/cli/memory"
+	"github.com/askygo/asky/internal/cli/prompts"
+	"github.com/askygo/asky/internal/cli/query"
+	"github.com/askygo/asky/internal/cli/session"
+)
+
+// NewCmdRoot builds the whole command tree. The root command is itself the
+// query command: bare words ask a question.
+func NewCmdRoot(f *cmdutil.Factory) *cobra.Command {
+	root := query.NewCmdQuery(f, nil)
+	root.Use = "asky [flags] <question…>"
+	root.Short = "A terminal-first research assistant"
+	root.Long = heredoc.Doc(`
+		asky answers questions from the shell with web search, URL reading, your
+		local documents and what it remembers about you. Every turn is kept in a
+		local SQLite history.
+
+		Bare words ask a question; piped stdin is added to the question as
+		context. Answers stream to stdout; progress and hints go to stderr.
+
+		Exit status: 0 ok, 1 error, 2 usage error, 3 no model configured or
+		provider unreachable, 130 interrupted.
+	`)
+	root.Example = heredoc.Doc(`
+		$ asky what is the difference between TCP and UDP
+		$ git diff | asky "write a commit message for this change"
+		$ asky -L "tar flags to extract a .tar.gz"      # lean: no tools, fastest
+		$ asky -m sonnet --json "capital of France" | jq .answer
+		$ asky history list
+	`)
+	root.Version = build.Version
+	root.SilenceErrors = true
+	root.SilenceUsage = true
+	root.CompletionOptions.DisableDefaultCmd = true
+	root.PersistentFlags().CountVarP(&f.Verbosity, "verbose", "v", "show tool calls and timings on stderr (-vv: full request/response payloads, keys redacted)")
+
+	root.AddGroup(&cobra.Group{ID: "ask", Title: "Asking:"}, &cobra.Group{ID: "data", Title: "Your data:"}, &cobra.Group{ID: "setup", Title: "Setup:"})
+	add := func(group string, cmds ...*cobra.Command) {
+		for _, c := range cmds {
+			c.GroupID = group
+			root.AddCommand(c)
+		}
+	}
+	add("ask", query.NewCmdQuery(f, nil))
+	add("data", history.NewCmdHistory(f), session.NewCmdSession(f), memory.NewCmdMemory(f), corpus.NewCmdCorpus(f), prompts.NewCmdPrompts(f))
+	add("setup", configcmd.NewCmdConfig(f), daemon.NewCmdDaemon(f), completion.NewCmdCompletion(f))
+	root.SetHelpCommandGroupID("setup")
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return &cmdutil.FlagError{Err: err, Hint: "see `" + c.CommandPath() + " --help`"}
+	})
+	return root
+}

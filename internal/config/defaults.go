@@ -1,0 +1,81 @@
+package config
+
+// Defaults returns the built-in configuration. Values follow the original
+// asky's code defaults, with its documented drift fixed deliberately
+// (max_turns 20, idle timeout 10 minutes, summarizer 3200/32000/220).
+func Defaults() *Config {
+	return &Config{
+		General: General{
+			MaxTurns:           20,
+			RequestTimeout:     60,
+			StreamIdleTimeout:  60,
+			DefaultContextSize: 4096,
+			UserAgent:          "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0 Safari/537.36",
+			LLMUserAgent:       "asky-go",
+			SearchProvider:     "",
+			SearxngURL:         "http://localhost:8888",
+			SerperAPIURL:       "https://google.serper.dev/search",
+			SerperAPIKeyEnv:    "SERPER_API_KEY",
+			TavilyAPIURL:       "https://api.tavily.com/search",
+			TavilyAPIKeyEnv:    "TAVILY_API_KEY",
+			BraveAPIURL:        "https://api.search.brave.com/res/v1/web/search",
+			BraveAPIKeyEnv:     "BRAVE_API_KEY",
+			DuckDuckGoURL:      "https://html.duckduckgo.com/html/",
+			DBPathEnvVar:       "ASKY_DB_PATH",
+		},
+		API:    map[string]API{},
+		Models: map[string]Model{},
+		Limits: Limits{
+			MaxURLDetailLinks:      50,
+			SearchSnippetMaxChars:  400,
+			QueryExpansionMaxDepth: 5,
+			MaxPromptFileSize:      10240,
+			MaxRetries:             10,
+			InitialBackoff:         2,
+			MaxBackoff:             60,
+			SearchTimeout:          20,
+			FetchTimeout:           20,
+		},
+		Summarizer: Summarizer{
+			LazyThresholdChars:        2000,
+			HierarchicalTriggerChars:  3200,
+			HierarchicalMaxInputChars: 32000,
+			HierarchicalChunkOverlap:  220,
+			HierarchicalMapMaxOutput:  750,
+		},
+		Session: Session{
+			CompactionThreshold: 80,
+			CompactionStrategy:  "summary_concat",
+			IdleTimeoutMinutes:  10,
+		},
+		Research: Research{
+			Enabled:               true,
+			CacheTTLHours:         24,
+			ChunkSize:             256,
+			ChunkOverlap:          48,
+			MaxChunksPerRetrieval: 5,
+			MaxLinksPerURL:        50,
+			MaxRelevantLinks:      20,
+			MemoryMaxResults:      10,
+			DenseWeight:           0.75,
+			LexicalWeight:         0.25,
+			MinRelevance:          0.15,
+			Embedding:             Embedding{Provider: "builtin", Model: "hash-v1", BatchSize: 32},
+		},
+		Memory: Memory{
+			Enabled:             true,
+			RecallTopK:          5,
+			RecallMinSimilarity: 0.35,
+			DedupThreshold:      0.90,
+			GlobalTriggers:      []string{"remember globally:", "global memory:"},
+		},
+		Fetch: Fetch{
+			ConnectTimeout: 5,
+			Timeout:        20,
+			MaxBodyBytes:   10 << 20,
+		},
+		Input:          Input{StdinMaxBytes: 100 << 10},
+		UserPrompts:    map[string]string{},
+		CommandPresets: map[string]string{},
+	}
+}

@@ -1,0 +1,241 @@
+package config
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"os/exec"
+	"sort"
+	"strings"
+	"time"
+)
+
+// ResolvedModel is everything a client needs to call one model.
+type ResolvedModel struct {
+	Alias       string
+	ID          string
+	APIName     string
+	Type        string // "openai" or "anthropic"
+	BaseURL     string
+	Key         Secret
+	KeySource   string // e.g. "env OPENAI_API_KEY", for doctor and hints
+	Headers     map[string]string
+	ContextSize int
+	MaxTurns    int
+	Parameters  map[string]any
+	PriceIn     float64
+	PriceOut    float64
+	// Detected is true when no model was configured and this one was found
+	// from the environment or a local server.
+	Detected bool
+}
+
+// ErrNoModel means nothing is configured and nothing could be detected.
+var ErrNoModel = errors.New("no model configured")
+
+// UnknownAliasError is returned for -m with an alias that does not exist.
+type UnknownAliasError struct {
+	Alias   string
+	Aliases []string
+}
+
+func (e *UnknownAliasError) Error() string {
+	if len(e.Aliases) == 0 {
+		return fmt.Sprintf("unknown model alias %q (no models are configured)", e.Alias)
+	}
+	return fmt.Sprintf("unknown model alias %q; configured aliases: %s", e.Alias, strings.Join(e.Aliases, ", "))
+}
+
+// MissingKeyError means the API key could not be obtained.
+type MissingKeyError struct {
+	API    string
+	Source string
+	Err    error
+}
+
+func (e *MissingKeyError) Error() string {
+	if e.Err != nil {
+		return fmt.Sprintf("api %q: %s: %v", e.API, e.Source, e.Err)
+	}
+	return fmt.Sprintf("api %q: %s is not set", e.API, e.Source)
+}
+
+// Env abstracts the process environment and local probing so that model
+// resolution is testable.
+type Env struct {
+	Getenv func(string) string
+	// Probe reports whether an OpenAI-compatible server answers /v1/models
+	// at baseURL. Nil disables local detection.
+	Probe func(ctx context.Context, baseURL string) bool
+}
+
+// SystemProbe checks a local OpenAI-compatible server with a short timeout.
+func SystemProbe(ctx context.Context, baseURL string) bool {
+	ctx, cancel := context.WithTimeout(ctx, 400*time.Millisecond)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimRight(baseURL, "/")+"/models", nil)
+	if err != nil {
+		return false
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return false
+	}
+	resp.Body.Close()
+	return resp.StatusCode == http.StatusOK
+}
+
+// DefaultAlias picks the alias used when -m is not given: $ASKY_MODEL, then
+// general.default_model, then the first alias in sorted order.
+func (c *Config) DefaultAlias(getenv func(string) string) string {
+	if v := getenv("ASKY_MODEL"); v != "" {
+		return v
+	}
+	if c.General.DefaultModel != "" {
+		return c.General.DefaultModel
+	}
+	if a := c.Aliases(); len(a) > 0 {
+		return a[0]
+	}
+	return ""
+}
+
+// ResolveModel turns an alias ("" = default) into a callable model.
+// With no models configured it detects one from well-known API key
+// variables or a local Ollama / LM Studio server.
+func (c *Config) ResolveModel(ctx context.Context, alias string, env Env) (*ResolvedModel, error) {
+	if alias == "" {
+		alias = c.DefaultAlias(env.Getenv)
+	}
+	if alias == "" {
+		return c.detect(ctx, env)
+	}
+	m, ok := c.Models[alias]
+	if !ok {
+		return nil, &UnknownAliasError{Alias: alias, Aliases: c.Aliases()}
+	}
+	r := &ResolvedModel{
+		Alias: alias, ID: m.ID, APIName: m.API, ContextSize: m.ContextSize, MaxTurns: m.MaxTurns,
+		Parameters: m.Parameters, PriceIn: m.PriceIn, PriceOut: m.PriceOut,
+	}
+	if r.ID == "" {
+		r.ID = alias
+	}
+	if r.ContextSize <= 0 {
+		r.ContextSize = c.General.DefaultContextSize
+	}
+	a, ok := c.API[m.API]
+	if !ok {
+		if m.API == "" {
+			return nil, fmt.Errorf("model %q has no api; set [models.%s] api = \"NAME\" naming an [api.NAME] table", alias, alias)
+		}
+		return nil, fmt.Errorf("model %q uses api %q, which is not defined in [api]", alias, m.API)
+	}
+	r.Type, r.BaseURL, r.Headers = a.Type, a.BaseURL, a.Headers
+	if r.BaseURL == "" {
+		return nil, fmt.Errorf("api %q has no base_url", m.API)
+	}
+	key, src, err := c.apiKey(ctx, m.API, a, env.Getenv)
+	if err != nil {
+		return nil, err
+	}
+	r.Key, r.KeySource = key, src
+	return r, nil
+}
+
+// apiKey obtains the key: literal api_key, then api_key_cmd, then the env
+// variable named by api_key_env. A missing variable is an error only when
+// one was named; local servers usually need no key.
+func (c *Config) apiKey(ctx context.Context, name string, a API, getenv func(string) string) (Secret, string, error) {
+	switch {
+	case a.APIKey != "":
+		return a.APIKey, "api_key in config", nil
+	case a.APIKeyCmd != "":
+		ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		defer cancel()
+		out, err := exec.CommandContext(ctx, "sh", "-c", a.APIKeyCmd).Output()
+		if err != nil {
+			return "", "", &MissingKeyError{API: name, Source: "api_key_cmd", Err: err}
+		}
+		k := strings.TrimSpace(string(out))
+		if k == "" {
+			return "", "", &MissingKeyError{API: name, Source: "api_key_cmd (printed nothing)"}
+		}
+		return Secret(k), "api_key_cmd", nil
+	case a.APIKeyEnv != "":
+		k := getenv(a.APIKeyEnv)
+		if k == "" {
+			return "", "", &MissingKeyError{API: name, Source: "environment variable " + a.APIKeyEnv}
+		}
+		return Secret(k), "env " + a.APIKeyEnv, nil
+	}
+	return "", "none", nil
+}
+
+type detectCandidate struct {
+	env, name, typ, base, model string
+	ctx                         int
+}
+
+var envCandidates = []detectCandidate{
+	{env: "OPENAI_API_KEY", name: "openai", typ: "openai", base: "https://api.openai.com/v1", model: "gpt-4o-mini", ctx: 128000},
+	{env: "ANTHROPIC_API_KEY", name: "anthropic", typ: "anthropic", base: "https://api.anthropic.com/v1", model: "claude-3-5-haiku-latest", ctx: 200000},
+	{env: "OPENROUTER_API_KEY", name: "openrouter", typ: "openai", base: "https://openrouter.ai/api/v1", model: "openai/gpt-4o-mini", ctx: 128000},
+}
+
+func (c *Config) detect(ctx context.Context, env Env) (*ResolvedModel, error) {
+	for _, d := range envCandidates {
+		if k := env.Getenv(d.env); k != "" {
+			return &ResolvedModel{Alias: d.name, ID: d.model, APIName: d.name, Type: d.typ, BaseURL: d.base,
+				Key: Secret(k), KeySource: "env " + d.env, ContextSize: d.ctx, Detected: true}, nil
+		}
+	}
+	if env.Probe != nil {
+		for _, l := range []struct{ name, base string }{{"ollama", "http://127.0.0.1:11434/v1"}, {"lmstudio", "http://127.0.0.1:1234/v1"}} {
+			if env.Probe(ctx, l.base) {
+				return &ResolvedModel{Alias: l.name, ID: firstLocalModel(ctx, l.base), APIName: l.name, Type: "openai",
+					BaseURL: l.base, KeySource: "none", ContextSize: c.General.DefaultContextSize, Detected: true}, nil
+			}
+		}
+	}
+	return nil, ErrNoModel
+}
+
+// firstLocalModel asks a local server for its models and returns the first.
+func firstLocalModel(ctx context.Context, base string) string {
+	ids := ListModels(ctx, base)
+	if len(ids) == 0 {
+		return "default"
+	}
+	return ids[0]
+}
+
+// ListModels returns the model ids an OpenAI-compatible server reports.
+func ListModels(ctx context.Context, base string) []string {
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimRight(base, "/")+"/models", nil)
+	if err != nil {
+		return nil
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return nil
+	}
+	defer resp.Body.Close()
+	var body struct {
+		Data []struct {
+			ID string `json:"id"`
+		} `json:"data"`
+	}
+	if err := jsonDecode(resp, &body); err != nil {
+		return nil
+	}
+	var ids []string
+	for _, d := range body.Data {
+		ids = append(ids, d.ID)
+	}
+	sort.Strings(ids)
+	return ids
+}

@@ -1,0 +1,91 @@
+// Package render turns markdown and turn events into terminal output:
+// glamour on a TTY, raw markdown on a pipe, one configuration for the CLI,
+// history views and the TUI.
+package render
+
+import (
+	"os"
+	"strings"
+
+	"github.com/charmbracelet/glamour"
+)
+
+// MaxWidth caps wrapping so long lines stay readable on wide terminals.
+const MaxWidth = 120
+
+// Style returns the glamour style: $GLAMOUR_STYLE, else "dark", or
+// "notty" when color is off.
+func Style(color bool) string {
+	if !color {
+		return "notty"
+	}
+	if s := os.Getenv("GLAMOUR_STYLE"); s != "" {
+		return s
+	}
+	return "dark"
+}
+
+// NewRenderer builds a glamour renderer for width columns.
+func NewRenderer(width int, color bool) (*glamour.TermRenderer, error) {
+	if width <= 0 || width > MaxWidth {
+		width = min(max(width, 40), MaxWidth)
+	}
+	return glamour.NewTermRenderer(
+		glamour.WithStandardStyle(Style(color)),
+		glamour.WithWordWrap(width-2),
+		glamour.WithEmoji(),
+	)
+}
+
+// Markdown renders md for a terminal of width columns. On error it returns
+// the raw markdown so output is never lost.
+func Markdown(md string, width int, color bool) string {
+	r, err := NewRenderer(width, color)
+	if err != nil {
+		return md
+	}
+	out, err := r.Render(Sanitize(md))
+	if err != nil {
+		return md
+	}
+	return out
+}
+
+// Sanitize removes terminal control sequences (C0 except \n and \t, C1,
+// ESC) and bidi overrides from untrusted text before it reaches a terminal:
+// model output and page titles must not be able to write the clipboard
+// (OSC 52), retitle the window or hide text.
+func Sanitize(s string) string {
+	clean := true
+	for _, r := range s {
+		if isUnsafe(r) {
+			clean = false
+			break
+		}
+	}
+	if clean {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	for _, r := range s {
+		if !isUnsafe(r) {
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+func isUnsafe(r rune) bool {
+	switch {
+	case r == '\n' || r == '\t':
+		return false
+	case r < 0x20 || r == 0x7f:
+		return true
+	case r >= 0x80 && r <= 0x9f:
+		return true
+	case r >= 0x202a && r <= 0x202e, r >= 0x2066 && r <= 0x2069:
+		return true
+	}
+	return false
+}

@@ -1,0 +1,90 @@
+package render
+
+import (
+	"fmt"
+	"io"
+	"sync"
+	"time"
+)
+
+// Status is a one-line spinner on stderr (a terminal) showing what asky is
+// waiting for and for how long. It must be cleared before anything else is
+// written to the same terminal, which Clear does.
+type Status struct {
+	mu      sync.Mutex
+	w       io.Writer
+	text    string
+	started time.Time
+	shown   bool
+	stop    chan struct{}
+	done    chan struct{}
+	frame   int
+}
+
+var spinFrames = []string{"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"}
+
+// NewStatus starts a spinner on w.
+func NewStatus(w io.Writer) *Status {
+	s := &Status{w: w, stop: make(chan struct{}), done: make(chan struct{})}
+	go s.loop()
+	return s
+}
+
+// Set changes the text and restarts the timer; "" hides the spinner.
+func (s *Status) Set(text string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if text != s.text {
+		s.started = time.Now()
+	}
+	s.text = text
+	if text == "" {
+		s.clearLocked()
+	}
+}
+
+// Clear erases the line; the spinner reappears on the next tick if text is
+// still set. Callers hold no lock across their own writes, so call Pause
+// instead when writing to the terminal repeatedly.
+func (s *Status) Clear() {
+	s.mu.Lock()
+	s.clearLocked()
+	s.mu.Unlock()
+}
+
+// Pause hides the spinner until Set is called again.
+func (s *Status) Pause() { s.Set("") }
+
+// Close stops the spinner and erases it.
+func (s *Status) Close() {
+	close(s.stop)
+	<-s.done
+	s.Clear()
+}
+
+func (s *Status) clearLocked() {
+	if s.shown {
+		fmt.Fprint(s.w, "\r\x1b[K")
+		s.shown = false
+	}
+}
+
+func (s *Status) loop() {
+	defer close(s.done)
+	t := time.NewTicker(100 * time.Millisecond)
+	defer t.Stop()
+	for {
+		select {
+		case <-s.stop:
+			return
+		case <-t.C:
+			s.mu.Lock()
+			if s.text != "" && time.Since(s.started) > 150*time.Millisecond {
+				s.frame = (s.frame + 1) % len(spinFrames)
+				fmt.Fprintf(s.w, "\r\x1b[K\x1b[2m%s %s · %.1fs\x1b[0m", spinFrames[s.frame], s.text, time.Since(s.started).Seconds())
+				s.shown = true
+			}
+			s.mu.Unlock()
+		}
+	}
+}

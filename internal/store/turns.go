@@ -1,0 +1,198 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Turn is one question and its answer, with everything exchanged in between.
+type Turn struct {
+	ID        int64
+	SessionID int64 // 0 = one-shot
+	CreatedAt time.Time
+	Model     string
+	Query     string
+	Answer    string
+	// Status is "complete", "interrupted" or "error".
+	Status    string
+	Error     string
+	ElapsedMS int64
+	Sources   []Source
+	Messages  []Message
+	Calls     []LLMCall
+	// SessionName is filled by list/show queries for display.
+	SessionName string
+}
+
+// Turn statuses.
+const (
+	StatusComplete    = "complete"
+	StatusInterrupted = "interrupted"
+	StatusError       = "error"
+)
+
+// Source is a URL or corpus handle the turn actually retrieved.
+type Source struct {
+	URL   string `json:"url"`
+	Title string `json:"title"`
+}
+
+// Message is one stored message of a turn, in the order it was exchanged.
+type Message struct {
+	Role       string
+	Content    string
+	ToolCalls  string // JSON array, assistant messages only
+	ToolCallID string
+	Name       string
+}
+
+// LLMCall is the usage of one model call.
+type LLMCall struct {
+	Purpose          string
+	Model            string
+	PromptTokens     int
+	CompletionTokens int
+	CostUSD          float64
+	LatencyMS        int64
+}
+
+// ErrNotFound is returned when a requested row does not exist.
+var ErrNotFound = errors.New("not found")
+
+// SaveTurn writes a turn with its messages and calls in one transaction and
+// returns its id (the history id).
+func (s *Store) SaveTurn(ctx context.Context, t *Turn) (int64, error) {
+	if t.Status == "" {
+		t.Status = StatusComplete
+	}
+	if t.CreatedAt.IsZero() {
+		t.CreatedAt = s.now()
+	}
+	src, _ := json.Marshal(nonNil(t.Sources))
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return 0, err
+	}
+	defer tx.Rollback()
+	res, err := tx.ExecContext(ctx, `INSERT INTO turns(session_id, created_at, model, query, answer, status, error, elapsed_ms, sources)
+		VALUES(?,?,?,?,?,?,?,?,?)`, nullID(t.SessionID), t.CreatedAt.UTC().Format(time.RFC3339Nano), t.Model, t.Query, t.Answer, t.Status, t.Error, t.ElapsedMS, string(src))
+	if err != nil {
+		return 0, fmt.Errorf("save turn: %w", err)
+	}
+	id, _ := res.LastInsertId()
+	for i, m := range t.Messages {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO messages(turn_id, seq, role, content, tool_calls, tool_call_id, name) VALUES(?,?,?,?,?,?,?)`,
+			id, i, m.Role, m.Content, m.ToolCalls, m.ToolCallID, m.Name); err != nil {
+			return 0, fmt.Errorf("save message: %w", err)
+		}
+	}
+	ts := s.ts()
+	for _, c := range t.Calls {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO llm_calls(turn_id, created_at, purpose, model, prompt_tokens, completion_tokens, cost_usd, latency_ms) VALUES(?,?,?,?,?,?,?,?)`,
+			id, ts, c.Purpose, c.Model, c.PromptTokens, c.CompletionTokens, c.CostUSD, c.LatencyMS); err != nil {
+			return 0, fmt.Errorf("save usage: %w", err)
+		}
+	}
+	if t.SessionID != 0 {
+		if _, err := tx.ExecContext(ctx, `UPDATE sessions SET last_used_at = ? WHERE id = ?`, ts, t.SessionID); err != nil {
+			return 0, err
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return 0, err
+	}
+	t.ID = id
+	return id, nil
+}
+
+// GetTurn loads one turn with its messages and usage.
+func (s *Store) GetTurn(ctx context.Context, id int64) (*Turn, error) {
+	row := s.db.QueryRowContext(ctx, turnSelect+` WHERE t.id = ?`, id)
+	t, err := scanTurn(row)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, fmt.Errorf("history id %d: %w", id, ErrNotFound)
+	}
+	if err != nil {
+		return nil, err
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT role, content, tool_calls, tool_call_id, name FROM messages WHERE turn_id = ? ORDER BY seq`, id)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var m Message
+		if err := rows.Scan(&m.Role, &m.Content, &m.ToolCalls, &m.ToolCallID, &m.Name); err != nil {
+			return nil, err
+		}
+		t.Messages = append(t.Messages, m)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	crows, err := s.db.QueryContext(ctx, `SELECT purpose, model, prompt_tokens, completion_tokens, cost_usd, latency_ms FROM llm_calls WHERE turn_id = ? ORDER BY id`, id)
+	if err != nil {
+		return nil, err
+	}
+	defer crows.Close()
+	for crows.Next() {
+		var c LLMCall
+		if err := crows.Scan(&c.Purpose, &c.Model, &c.PromptTokens, &c.CompletionTokens, &c.CostUSD, &c.LatencyMS); err != nil {
+			return nil, err
+		}
+		t.Calls = append(t.Calls, c)
+	}
+	return t, crows.Err()
+}
+
+// ListTurns returns the most recent turns, newest first, without messages.
+func (s *Store) ListTurns(ctx context.Context, limit int) ([]*Turn, error) {
+	rows, err := s.db.QueryContext(ctx, turnSelect+` ORDER BY t.id DESC LIMIT ?`, limit)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []*Turn
+	for rows.Next() {
+		t, err := scanTurn(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, t)
+	}
+	return out, rows.Err()
+}
+
+const turnSelect = `SELECT t.id, COALESCE(t.session_id, 0), t.created_at, t.model, t.query, t.answer, t.status, t.error, t.elapsed_ms, t.sources, COALESCE(s.name, '')
+	FROM turns t LEFT JOIN sessions s ON s.id = t.session_id`
+
+type scanner interface{ Scan(...any) error }
+
+func scanTurn(r scanner) (*Turn, error) {
+	var t Turn
+	var created, sources string
+	if err := r.Scan(&t.ID, &t.SessionID, &created, &t.Model, &t.Query, &t.Answer, &t.Status, &t.Error, &t.ElapsedMS, &sources, &t.SessionName); err != nil {
+		return nil, err
+	}
+	t.CreatedAt, _ = time.Parse(time.RFC3339Nano, created)
+	_ = json.Unmarshal([]byte(sources), &t.Sources)
+	return &t, nil
+}
+
+func nullID(id int64) any {
+	if id == 0 {
+		return nil
+	}
+	return id
+}
+
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}

@@ -1,0 +1,141 @@
+// Package turn is asky's orchestration core: Request -> Result. It composes
+// the system prompt, runs preloaders, drives the LLM/tool loop and persists
+// the turn before returning. It does no terminal I/O: progress is reported
+// through the Event sink, so the CLI and the daemon run turns identically.
+package turn
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"github.com/askygo/asky/internal/config"
+	"github.com/askygo/asky/internal/llm"
+	"github.com/askygo/asky/internal/store"
+	"github.com/askygo/asky/internal/tools"
+)
+
+// Store is what the engine needs from persistence.
+type Store interface {
+	SaveTurn(ctx context.Context, t *store.Turn) (int64, error)
+}
+
+// Preloader runs before the first model call. It may add context blocks,
+// system sections and sources to the request, or remove tools. Preloaders
+// live in their own packages (web seed URLs, corpus, memory) and are
+// composed by the caller.
+type Preloader interface {
+	Preload(ctx context.Context, req *Request, emit func(Event)) error
+}
+
+// PreloaderFunc adapts a function to Preloader.
+type PreloaderFunc func(ctx context.Context, req *Request, emit func(Event)) error
+
+// Preload calls f.
+func (f PreloaderFunc) Preload(ctx context.Context, req *Request, emit func(Event)) error {
+	return f(ctx, req, emit)
+}
+
+// Request is one user turn.
+type Request struct {
+	// Query is the user's question as typed; it is what history shows.
+	Query string
+	// Input is extra text sent in the same user message after the query
+	// (piped stdin, already fenced by the caller).
+	Input string
+	// Model and Client select the model; Client is usually wrapped with
+	// retries by the caller.
+	Model  *config.ResolvedModel
+	Client llm.Client
+	// SessionID binds the turn to a session (0 = one-shot).
+	SessionID int64
+	// History is earlier conversation given as context (session turns,
+	// -c continuation), oldest first, without a system message.
+	History []llm.Message
+	// Tools offered to the model; nil or empty means none.
+	Tools *tools.Registry
+	// MaxTurns caps tool-using model calls (0 = config default).
+	MaxTurns int
+	// Lean disables tools, preloaders, system updates and extras.
+	Lean bool
+	// SystemPrompt replaces the composed system prompt when set.
+	SystemPrompt string
+	// SystemExtra sections are appended to the system prompt (memory,
+	// research guidance).
+	SystemExtra []string
+	// Context blocks are appended to the user message after the query
+	// ("Preloaded sources gathered before tool calls").
+	Context []string
+	// ContextInstruction follows the context blocks; empty uses the default.
+	ContextInstruction string
+	// Sources already retrieved by preloaders.
+	Sources []tools.Source
+	// Preloaders run in order before the first call (skipped when Lean).
+	Preloaders []Preloader
+	// Notices are shown to the user (stderr) and returned in the Result.
+	Notices []string
+}
+
+// ToolCallRecord is a tool call made during the turn.
+type ToolCallRecord struct {
+	Name      string          `json:"name"`
+	Arguments json.RawMessage `json:"arguments"`
+	OK        bool            `json:"ok"`
+	Error     string          `json:"error,omitempty"`
+	Elapsed   time.Duration   `json:"-"`
+}
+
+// Result is the outcome of a turn.
+type Result struct {
+	Answer    string
+	Model     string
+	SessionID int64
+	HistoryID int64
+	ToolCalls []ToolCallRecord
+	Sources   []tools.Source
+	// Unverified lists URLs the answer cites that no tool retrieved.
+	Unverified []string
+	Usage      llm.Usage
+	Elapsed    time.Duration
+	Notices    []string
+	// Calls is the number of model calls made.
+	Calls int
+}
+
+// EventKind says what an Event reports.
+type EventKind int
+
+// Event kinds.
+const (
+	// EventStatus: a short status line ("thinking", "reading 3 urls").
+	EventStatus EventKind = iota
+	// EventModelCall: a model call starts (Turn of MaxTurns).
+	EventModelCall
+	// EventText: streamed answer text.
+	EventText
+	// EventReasoning: streamed reasoning text (not part of the answer).
+	EventReasoning
+	// EventTextDiscard: text streamed since the last model call turned out
+	// to accompany tool calls, or was empty-retried; it is not the answer.
+	EventTextDiscard
+	// EventToolStart / EventToolEnd bracket a tool call.
+	EventToolStart
+	EventToolEnd
+	// EventNotice: a user-facing notice.
+	EventNotice
+	// EventDebug: verbose diagnostics (-v).
+	EventDebug
+)
+
+// Event is one progress report. Fields are set according to Kind.
+type Event struct {
+	Kind     EventKind
+	Text     string
+	Tool     string
+	Summary  string
+	OK       bool
+	Err      string
+	Elapsed  time.Duration
+	Turn     int
+	MaxTurns int
+}

@@ -33,6 +33,27 @@ type Options struct {
 	ToolOff      []string
 	ListTools    bool
 	JSON         bool
+
+	// Set by later capabilities; each is handled by its extension file.
+	Continue       string // -c [selector]
+	Summarize      bool   // -s
+	Research       string // -r [pointer]
+	ResearchSet    bool   // -r given (possibly without a value)
+	Shortlist      string // --shortlist on|off|reset
+	StickySession  string // -ss NAME
+	ResumeSession  string // -rs SEL
+	NewSession     bool   // --session: name a new session from the query
+	ElephantMode   bool   // -em
+	OpenReport     bool   // -o
+	CopyClipboard  bool   // -cc
+	SessionEnd     bool   // -se
+	SessionHistory string // -sh [N]
+	PrintSession   string // -ps SEL
+	FromMessage    string // -sfm ID
+	PrintAnswer    string // -pa SEL
+	History        string // -H [N]
+	Reply          bool   // --reply
+	TerminalLines  string // -tl [N]
 }
 
 // NewCmdQuery builds the query command; runF replaces the run function in
@@ -57,6 +78,8 @@ func NewCmdQuery(f *cmdutil.Factory, runF func(context.Context, *Options) error)
 		Args: cobra.ArbitraryArgs,
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.Words = args
+			opts.ResearchSet = c.Flags().Changed("research")
+			opts.Research = strings.TrimSpace(opts.Research)
 			opts.ToolOff = tools.ParseToolList(opts.ToolOff)
 			if opts.Turns < 0 {
 				return cmdutil.FlagErrorf("--turns must be positive, got %d", opts.Turns)
@@ -75,6 +98,31 @@ func NewCmdQuery(f *cmdutil.Factory, runF func(context.Context, *Options) error)
 	fl.StringArrayVar(&opts.ToolOff, "tool-off", nil, "disable a tool by `name` (repeatable, comma list, or all; alias -off)")
 	fl.BoolVar(&opts.ListTools, "tools", false, "list the tools the model can use and exit")
 	fl.BoolVar(&opts.JSON, "json", false, "print the result as JSON (answer, sources, tool calls, usage)")
+	fl.StringVarP(&opts.Continue, "continue-chat", "c", "", "continue from history `selector` (no value: the last turn)")
+	fl.Lookup("continue-chat").NoOptDefVal = "~1"
+	fl.BoolVarP(&opts.Summarize, "summarize", "s", false, "summarize fetched pages and use summaries for -c context")
+	fl.StringVarP(&opts.Research, "research", "r", "", "research mode over `pointer`: files, dirs, comma list, or web")
+	fl.Lookup("research").NoOptDefVal = " "
+	fl.StringVar(&opts.Shortlist, "shortlist", "", "pre-select sources before the model runs: on, off or reset")
+	fl.StringVar(&opts.StickySession, "sticky-session", "", "create session `name` and bind this shell to it (alias -ss)")
+	fl.StringVar(&opts.ResumeSession, "resume-session", "", "bind this shell to session `selector` (alias -rs)")
+	fl.BoolVar(&opts.NewSession, "session", false, "start a new session named from the question")
+	fl.BoolVar(&opts.ElephantMode, "elephant-mode", false, "remember facts about you from this session (alias -em)")
+	fl.BoolVarP(&opts.OpenReport, "open", "o", false, "write the answer as an HTML report and open it")
+	fl.BoolVar(&opts.CopyClipboard, "copy-clipboard", false, "copy the final answer to the clipboard (alias -cc)")
+	fl.BoolVar(&opts.SessionEnd, "session-end", false, "detach this shell from its session (alias -se)")
+	fl.StringVar(&opts.SessionHistory, "session-history", "", "list `N` sessions (alias -sh)")
+	fl.Lookup("session-history").NoOptDefVal = "10"
+	fl.StringVar(&opts.PrintSession, "print-session", "", "print session `selector` (alias -ps)")
+	fl.StringVar(&opts.FromMessage, "session-from-message", "", "turn history `id` into a session (alias -sfm)")
+	fl.StringVar(&opts.PrintAnswer, "print-answer", "", "print history answers `selector` (alias -pa)")
+	fl.StringVarP(&opts.History, "history", "H", "", "list the last `N` turns")
+	fl.Lookup("history").NoOptDefVal = "10"
+	fl.BoolVar(&opts.Reply, "reply", false, "continue the last conversation as a session")
+	fl.StringVar(&opts.TerminalLines, "terminal-lines", "", "add the last `N` lines of terminal scrollback (alias -tl)")
+	for _, name := range []string{"sticky-session", "resume-session", "session-end", "session-history", "print-session", "session-from-message", "print-answer", "history", "reply", "terminal-lines", "elephant-mode", "shortlist"} {
+		_ = fl.MarkHidden(name)
+	}
 	cmd.Flags().SetInterspersed(true)
 	return cmd
 }

@@ -1,0 +1,183 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+	"unicode"
+)
+
+// SearchHit is one turn matching a full-text search.
+type SearchHit struct {
+	Turn *Turn
+	// Snippet is a short excerpt around the match with the matched terms
+	// between « and ».
+	Snippet string
+	// Score is the BM25 rank (lower is better, as SQLite reports it).
+	Score float64
+}
+
+// FTSQuery turns free text into a safe FTS5 query: every word becomes a
+// quoted term (so punctuation and FTS operators typed by a user are plain
+// text) and all must match; the last word also matches as a prefix.
+func FTSQuery(text string) string {
+	words := strings.FieldsFunc(text, func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsNumber(r) && r != '_'
+	})
+	var b strings.Builder
+	for i, w := range words {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(`"` + w + `"`)
+		if i == len(words)-1 {
+			b.WriteByte('*')
+		}
+	}
+	return b.String()
+}
+
+// SearchTurns ranks turns by BM25 over question and answer; matches in the
+// question weigh twice as much.
+func (s *Store) SearchTurns(ctx context.Context, text string, limit int) ([]SearchHit, error) {
+	q := FTSQuery(text)
+	if q == "" {
+		return nil, nil
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT t.id, COALESCE(t.session_id, 0), t.created_at, t.model, t.query, t.status, COALESCE(s.name, ''),
+		snippet(turns_fts, -1, '«', '»', '…', 12), bm25(turns_fts, 2.0, 1.0) AS rank
+		FROM turns_fts JOIN turns t ON t.id = turns_fts.rowid LEFT JOIN sessions s ON s.id = t.session_id
+		WHERE turns_fts MATCH ? ORDER BY rank, t.id DESC LIMIT ?`, q, limit)
+	if err != nil {
+		return nil, fmt.Errorf("search: %w", err)
+	}
+	defer rows.Close()
+	var out []SearchHit
+	for rows.Next() {
+		var t Turn
+		var h SearchHit
+		var created string
+		if err := rows.Scan(&t.ID, &t.SessionID, &created, &t.Model, &t.Query, &t.Status, &t.SessionName, &h.Snippet, &h.Score); err != nil {
+			return nil, err
+		}
+		t.CreatedAt, _ = time.Parse(time.RFC3339Nano, created)
+		h.Turn = &t
+		out = append(out, h)
+	}
+	return out, rows.Err()
+}
+
+// BrowseEntry is one row of the history browser: a session or a one-shot
+// turn.
+type BrowseEntry struct {
+	// SessionID is set for sessions, TurnID for one-shot turns.
+	SessionID int64
+	TurnID    int64
+	Title     string // session name or question
+	When      time.Time
+	Turns     int // turns in the session (1 for a one-shot turn)
+	Model     string
+}
+
+// BrowseCursor remembers where the previous page of each kind ended.
+type BrowseCursor struct {
+	sessTS, turnTS      string
+	sessID, turnID      int64
+	sessDone, turnsDone bool
+	started             bool
+}
+
+// Done reports that every entry has been returned.
+func (c *BrowseCursor) Done() bool { return c.started && c.sessDone && c.turnsDone }
+
+// BrowsePage returns the next limit entries, newest activity first,
+// merging sessions (by last use) and one-shot turns (by time). Each kind is
+// read with a keyset query on its own index, so a page costs the same on
+// 100 or 100k turns.
+func (s *Store) BrowsePage(ctx context.Context, cur *BrowseCursor, limit int) ([]BrowseEntry, error) {
+	const far = "9999"
+	if !cur.started {
+		cur.started = true
+		cur.sessTS, cur.turnTS = far, far
+		cur.sessID, cur.turnID = 1<<62, 1<<62
+	}
+	var sess, one []BrowseEntry
+	var sessTS, oneTS []string
+	if !cur.sessDone {
+		rows, err := s.db.QueryContext(ctx, `SELECT s.id, COALESCE(s.name, ''), s.last_used_at, s.model,
+			(SELECT count(*) FROM turns t WHERE t.session_id = s.id),
+			COALESCE((SELECT t.query FROM turns t WHERE t.session_id = s.id ORDER BY t.id LIMIT 1), '')
+			FROM sessions s WHERE (s.last_used_at, s.id) < (?, ?) ORDER BY s.last_used_at DESC, s.id DESC LIMIT ?`, cur.sessTS, cur.sessID, limit)
+		if err != nil {
+			return nil, err
+		}
+		for rows.Next() {
+			var e BrowseEntry
+			var ts, first string
+			if err := rows.Scan(&e.SessionID, &e.Title, &ts, &e.Model, &e.Turns, &first); err != nil {
+				rows.Close()
+				return nil, err
+			}
+			if e.Title == "" {
+				e.Title = first
+			}
+			e.When, _ = time.Parse(time.RFC3339Nano, ts)
+			sess, sessTS = append(sess, e), append(sessTS, ts)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, err
+		}
+		if len(sess) < limit {
+			cur.sessDone = true
+		}
+	}
+	if !cur.turnsDone {
+		rows, err := s.db.QueryContext(ctx, `SELECT id, query, created_at, model FROM turns INDEXED BY turns_oneshot
+			WHERE session_id IS NULL AND (created_at, id) < (?, ?) ORDER BY created_at DESC, id DESC LIMIT ?`, cur.turnTS, cur.turnID, limit)
+		if err != nil {
+			return nil, err
+		}
+		for rows.Next() {
+			var e BrowseEntry
+			var ts string
+			if err := rows.Scan(&e.TurnID, &e.Title, &ts, &e.Model); err != nil {
+				rows.Close()
+				return nil, err
+			}
+			e.Turns = 1
+			e.When, _ = time.Parse(time.RFC3339Nano, ts)
+			one, oneTS = append(one, e), append(oneTS, ts)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, err
+		}
+		if len(one) < limit {
+			cur.turnsDone = true
+		}
+	}
+	// Merge newest first; advance each cursor only past what is returned so
+	// the next page resumes exactly there.
+	var out []BrowseEntry
+	i, j := 0, 0
+	for len(out) < limit && (i < len(sess) || j < len(one)) {
+		if j >= len(one) || (i < len(sess) && sessTS[i] >= oneTS[j]) {
+			out = append(out, sess[i])
+			cur.sessTS, cur.sessID = sessTS[i], sess[i].SessionID
+			i++
+			continue
+		}
+		out = append(out, one[j])
+		cur.turnTS, cur.turnID = oneTS[j], one[j].TurnID
+		j++
+	}
+	if i < len(sess) {
+		cur.sessDone = false
+	}
+	if j < len(one) {
+		cur.turnsDone = false
+	}
+	return out, nil
+}

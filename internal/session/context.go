@@ -1,0 +1,167 @@
+package session
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/askygo/asky/internal/llm"
+	"github.com/askygo/asky/internal/store"
+)
+
+// Summarizer condenses text to at most maxChars characters (an LLM call in
+// production, a fake in tests).
+type Summarizer func(ctx context.Context, text string, maxChars int) (string, error)
+
+// ContextStore is what building a conversation context needs.
+type ContextStore interface {
+	SessionTurns(ctx context.Context, id, after int64) ([]*store.Turn, error)
+	GetTurn(ctx context.Context, id int64) (*store.Turn, error)
+	RecentTurnIDs(ctx context.Context, n int) ([]int64, error)
+	TurnSummaries(ctx context.Context, id int64) (query, answer string, err error)
+	SetTurnSummaries(ctx context.Context, id int64, query, answer string) error
+	SetCompaction(ctx context.Context, id int64, summary string, through int64) error
+}
+
+// summaryIntro introduces a compacted summary in the conversation.
+const summaryIntro = "Summary of our earlier conversation in this session:\n\n"
+
+// SessionMessages returns the conversation a session sends with its next
+// question: the compacted summary (if any) followed by every later turn.
+// Turns that failed without an answer are skipped.
+func SessionMessages(ctx context.Context, st ContextStore, sess *store.Session) ([]llm.Message, error) {
+	turns, err := st.SessionTurns(ctx, sess.ID, sess.CompactedThrough)
+	if err != nil {
+		return nil, err
+	}
+	var msgs []llm.Message
+	if sess.CompactedSummary != "" {
+		msgs = append(msgs,
+			llm.Message{Role: llm.RoleUser, Content: summaryIntro + sess.CompactedSummary},
+			llm.Message{Role: llm.RoleAssistant, Content: "Noted; I will use this summary as context."})
+	}
+	for _, t := range turns {
+		msgs = appendTurn(msgs, t.Query, t.Answer)
+	}
+	return msgs, nil
+}
+
+func appendTurn(msgs []llm.Message, q, a string) []llm.Message {
+	if strings.TrimSpace(a) == "" {
+		return msgs
+	}
+	return append(msgs, llm.Message{Role: llm.RoleUser, Content: q}, llm.Message{Role: llm.RoleAssistant, Content: a})
+}
+
+var continueSel = regexp.MustCompile(`^(~\d+|\d+|\d+-\d+)(,(~\d+|\d+|\d+-\d+))*$`)
+
+// IsHistorySelector reports whether s selects history turns for -c: 42,
+// ~1 (the most recent), 3-5, or a comma list of those.
+func IsHistorySelector(s string) bool { return continueSel.MatchString(strings.TrimSpace(s)) }
+
+// ResolveTurnIDs expands a history selector into turn ids, ascending and
+// without duplicates.
+func ResolveTurnIDs(ctx context.Context, st ContextStore, sel string) ([]int64, error) {
+	if !IsHistorySelector(sel) {
+		return nil, &HistorySelectorError{Sel: sel}
+	}
+	seen := map[int64]bool{}
+	for _, part := range strings.Split(strings.TrimSpace(sel), ",") {
+		switch {
+		case strings.HasPrefix(part, "~"):
+			n, _ := strconv.Atoi(part[1:])
+			if n < 1 {
+				return nil, &HistorySelectorError{Sel: sel}
+			}
+			ids, err := st.RecentTurnIDs(ctx, n)
+			if err != nil {
+				return nil, err
+			}
+			if len(ids) < n {
+				return nil, fmt.Errorf("history has only %d turns; %s does not exist: %w", len(ids), part, store.ErrNotFound)
+			}
+			seen[ids[n-1]] = true
+		case strings.Contains(part, "-"):
+			a, b, _ := strings.Cut(part, "-")
+			lo, _ := strconv.ParseInt(a, 10, 64)
+			hi, _ := strconv.ParseInt(b, 10, 64)
+			if lo > hi || hi-lo > 1000 {
+				return nil, &HistorySelectorError{Sel: sel}
+			}
+			for id := lo; id <= hi; id++ {
+				seen[id] = true
+			}
+		default:
+			id, _ := strconv.ParseInt(part, 10, 64)
+			seen[id] = true
+		}
+	}
+	ids := make([]int64, 0, len(seen))
+	for id := range seen {
+		ids = append(ids, id)
+	}
+	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
+	return ids, nil
+}
+
+// HistorySelectorError is a malformed history selector (usage error).
+type HistorySelectorError struct{ Sel string }
+
+func (e *HistorySelectorError) Error() string { return fmt.Sprintf("invalid history selector %q", e.Sel) }
+
+// Hint names the accepted forms.
+func (e *HistorySelectorError) Hint() string {
+	return "use a history id (42), ~1 for the most recent turn, a range (10-12) or a comma list; see `asky history list`"
+}
+
+// lazyThreshold is the length above which a turn is summarized for -s.
+const lazyThreshold = 2000
+
+// ContinuationMessages loads the selected turns as context. With
+// summaries, long questions and answers are replaced by their cached
+// summaries, computed with sum and cached when missing.
+func ContinuationMessages(ctx context.Context, st ContextStore, ids []int64, summaries bool, sum Summarizer) ([]llm.Message, error) {
+	var msgs []llm.Message
+	for _, id := range ids {
+		t, err := st.GetTurn(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		q, a := t.Query, t.Answer
+		if summaries {
+			qs, as, err := st.TurnSummaries(ctx, id)
+			if err != nil {
+				return nil, err
+			}
+			changed := false
+			if qs == "" && len(q) > lazyThreshold && sum != nil {
+				if qs, err = sum(ctx, q, 200); err != nil {
+					return nil, fmt.Errorf("summarize history %d: %w", id, err)
+				}
+				changed = true
+			}
+			if as == "" && len(a) > lazyThreshold && sum != nil {
+				if as, err = sum(ctx, a, lazyThreshold); err != nil {
+					return nil, fmt.Errorf("summarize history %d: %w", id, err)
+				}
+				changed = true
+			}
+			if changed {
+				if err := st.SetTurnSummaries(ctx, id, qs, as); err != nil {
+					return nil, err
+				}
+			}
+			if qs != "" {
+				q = qs
+			}
+			if as != "" {
+				a = as
+			}
+		}
+		msgs = appendTurn(msgs, q, a)
+	}
+	return msgs, nil
+}

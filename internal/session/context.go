@@ -110,7 +110,9 @@ func ResolveTurnIDs(ctx context.Context, st ContextStore, sel string) ([]int64, 
 // HistorySelectorError is a malformed history selector (usage error).
 type HistorySelectorError struct{ Sel string }
 
-func (e *HistorySelectorError) Error() string { return fmt.Sprintf("invalid history selector %q", e.Sel) }
+func (e *HistorySelectorError) Error() string {
+	return fmt.Sprintf("invalid history selector %q", e.Sel)
+}
 
 // Hint names the accepted forms.
 func (e *HistorySelectorError) Hint() string {

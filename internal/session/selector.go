@@ -124,3 +124,5 @@ func isDigits(s string) bool {
 	}
 	return true
 }
+
+func itoa64(i int64) string { return strconv.FormatInt(i, 10) }

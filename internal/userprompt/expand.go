@@ -203,7 +203,9 @@ type UnknownPresetError struct{ Name string }
 func (e *UnknownPresetError) Error() string { return fmt.Sprintf("unknown preset %q", e.Name) }
 
 // Hint names the listing.
-func (e *UnknownPresetError) Hint() string { return `list presets with asky '\presets' or asky prompts list` }
+func (e *UnknownPresetError) Hint() string {
+	return `list presets with asky '\presets' or asky prompts list`
+}
 
 var argRef = regexp.MustCompile(`\$(\*|[1-9])`)
 

@@ -2,6 +2,8 @@ package store
 
 import (
 	"context"
+	"database/sql"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -38,17 +40,31 @@ func FTSQuery(text string) string {
 	return b.String()
 }
 
+// rankWindow is how many of the most recent matches a search ranks.
+const rankWindow = 1000
+
 // SearchTurns ranks turns by BM25 over question and answer; matches in the
-// question weigh twice as much.
+// question weigh twice as much (the rank configured in migration 0005).
 func (s *Store) SearchTurns(ctx context.Context, text string, limit int) ([]SearchHit, error) {
 	q := FTSQuery(text)
 	if q == "" {
 		return nil, nil
 	}
-	rows, err := s.db.QueryContext(ctx, `SELECT t.id, COALESCE(t.session_id, 0), t.created_at, t.model, t.query, t.status, COALESCE(s.name, ''),
-		snippet(turns_fts, -1, '«', '»', '…', 12), bm25(turns_fts, 2.0, 1.0) AS rank
-		FROM turns_fts JOIN turns t ON t.id = turns_fts.rowid LEFT JOIN sessions s ON s.id = t.session_id
-		WHERE turns_fts MATCH ? ORDER BY rank, t.id DESC LIMIT ?`, q, limit)
+	// Ranking costs ~20µs per match, so on a large history only the
+	// rankWindow most recent matches are ranked: the oldest of them is found
+	// by walking the doclist newest-first (cheap), then BM25 runs above it.
+	var floor int64
+	err := s.db.QueryRowContext(ctx, `SELECT rowid FROM turns_fts WHERE turns_fts MATCH ? ORDER BY rowid DESC LIMIT 1 OFFSET ?`, q, rankWindow-1).Scan(&floor)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return nil, fmt.Errorf("search: %w", err)
+	}
+	// Snippets are cut in Go from the top rows only: FTS5's snippet() in a
+	// join re-reads the whole doclist of every term for each row.
+	rows, err := s.db.QueryContext(ctx, `WITH top AS (
+			SELECT rowid AS id, rank FROM turns_fts WHERE turns_fts MATCH ?1 AND rowid >= ?3 ORDER BY rank LIMIT ?2)
+		SELECT t.id, COALESCE(t.session_id, 0), t.created_at, t.model, t.query, t.answer, t.status, COALESCE(s.name, ''), top.rank
+		FROM top JOIN turns t ON t.id = top.id LEFT JOIN sessions s ON s.id = t.session_id
+		ORDER BY top.rank, t.id DESC`, q, limit, floor)
 	if err != nil {
 		return nil, fmt.Errorf("search: %w", err)
 	}
@@ -58,9 +74,10 @@ func (s *Store) SearchTurns(ctx context.Context, text string, limit int) ([]Sear
 		var t Turn
 		var h SearchHit
 		var created string
-		if err := rows.Scan(&t.ID, &t.SessionID, &created, &t.Model, &t.Query, &t.Status, &t.SessionName, &h.Snippet, &h.Score); err != nil {
+		if err := rows.Scan(&t.ID, &t.SessionID, &created, &t.Model, &t.Query, &t.Answer, &t.Status, &t.SessionName, &h.Score); err != nil {
 			return nil, err
 		}
+		h.Snippet = Snippet(t.Query+" — "+t.Answer, text, 16)
 		t.CreatedAt, _ = time.Parse(time.RFC3339Nano, created)
 		h.Turn = &t
 		out = append(out, h)
@@ -180,4 +197,48 @@ func (s *Store) BrowsePage(ctx context.Context, cur *BrowseCursor, limit int) ([
 		cur.turnsDone = false
 	}
 	return out, nil
+}
+
+// Snippet returns about n words of text around the first word matching a
+// word of query (case-insensitive, prefix), with matches between « and ».
+func Snippet(text, query string, n int) string {
+	terms := strings.FieldsFunc(strings.ToLower(query), func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsNumber(r) && r != '_'
+	})
+	words := strings.Fields(text)
+	match := func(w string) bool {
+		lw := strings.ToLower(strings.TrimFunc(w, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsNumber(r) }))
+		for _, t := range terms {
+			if len(t) > 0 && (strings.HasPrefix(lw, t) || (len(t) >= 4 && strings.HasPrefix(lw, t[:len(t)-1]))) {
+				return true
+			}
+		}
+		return false
+	}
+	first := -1
+	for i, w := range words {
+		if match(w) {
+			first = i
+			break
+		}
+	}
+	start := 0
+	if first > n/3 {
+		start = first - n/3
+	}
+	end := min(len(words), start+n)
+	out := make([]string, 0, end-start+2)
+	if start > 0 {
+		out = append(out, "…")
+	}
+	for _, w := range words[start:end] {
+		if match(w) {
+			w = "«" + w + "»"
+		}
+		out = append(out, w)
+	}
+	if end < len(words) {
+		out = append(out, "…")
+	}
+	return strings.Join(out, " ")
 }

@@ -188,3 +188,15 @@ func TestBrowsePagesMergeAndResume(t *testing.T) {
 		}
 	}
 }
+
+func TestSnippet(t *testing.T) {
+	for _, tc := range []struct{ text, q, want string }{
+		{"one two three Bread four", "bread", "… two three «Bread» four"},
+		{"a b c d e f g h i j k l m n o p baking", "bake", "… o p «baking»"},
+		{"nothing", "x", "nothing"},
+	} {
+		if got := Snippet(tc.text, tc.q, 8); got != tc.want {
+			t.Errorf("%q/%q: %q, want %q", tc.text, tc.q, got, tc.want)
+		}
+	}
+}

@@ -30,8 +30,8 @@ func NewCmdHistory(f *cmdutil.Factory) *cobra.Command {
 		cmdutil.Pending("list [N]", "List recent turns"),
 		cmdutil.Pending("show <selector>", "Print past answers"),
 		cmdutil.Pending("delete <selector>|--all", "Delete turns"),
-		cmdutil.Pending("search <text>", "Full-text search over questions and answers"),
-		cmdutil.Pending("browse", "Browse history in a terminal UI"),
+		NewCmdSearch(f, nil),
+		NewCmdBrowse(f, nil),
 	)
 	return cmdutil.StrictGroup(cmd)
 }

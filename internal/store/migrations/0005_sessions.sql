@@ -4,9 +4,12 @@
 CREATE VIRTUAL TABLE turns_fts USING fts5(
     query, answer,
     content = 'turns', content_rowid = 'id',
-    tokenize = 'porter unicode61 remove_diacritics 2'
+    tokenize = 'porter unicode61 remove_diacritics 2',
+    prefix = '2 3'
 );
 INSERT INTO turns_fts(turns_fts) VALUES ('rebuild');
+-- A match in the question weighs twice a match in the answer.
+INSERT INTO turns_fts(turns_fts, rank) VALUES ('rank', 'bm25(2.0, 1.0)');
 
 CREATE TRIGGER turns_fts_ai AFTER INSERT ON turns BEGIN
     INSERT INTO turns_fts(rowid, query, answer) VALUES (new.id, new.query, new.answer);

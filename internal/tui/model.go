@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"time"
 
 	"github.com/charmbracelet/bubbles/textinput"
 	"github.com/charmbracelet/bubbles/viewport"
@@ -68,6 +69,8 @@ type Model struct {
 	confirm Item
 
 	width, height int
+	// Loc is the time zone dates are shown in.
+	Loc *time.Location
 	// Exit is printed by the caller after the program ends (resume).
 	Exit string
 }
@@ -79,7 +82,7 @@ func New(ctx context.Context, src Source) *Model {
 	s := textinput.New()
 	s.Prompt = "search: "
 	return &Model{ctx: ctx, src: src, filter: f, search: s, loading: true,
-		docs: map[string]string{}, raw: map[string]string{}, pending: map[string]bool{}, width: 80, height: 24}
+		docs: map[string]string{}, raw: map[string]string{}, pending: map[string]bool{}, width: 80, height: 24, Loc: time.Local}
 }
 
 // Messages from commands.
@@ -157,7 +160,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.done = msg.done
 		m.refilter()
 		cmds := []tea.Cmd{m.previewCmd()}
-		if m.mode == modeFilter && m.filter.Value() != "" && !m.done && len(m.items) < filterCap {
+		if m.filter.Value() != "" && !m.done && m.results == nil && len(m.items) < filterCap {
 			cmds = append(cmds, m.loadPage(nextPage))
 		}
 		return m, tea.Batch(cmds...)
@@ -363,7 +366,12 @@ func (m *Model) filterKey(k tea.KeyMsg) (tea.Model, tea.Cmd) {
 	m.filter, cmd = m.filter.Update(k)
 	m.cursor, m.offset = 0, 0
 	m.refilter()
-	return m, tea.Batch(cmd, m.previewCmd())
+	cmds := []tea.Cmd{cmd, m.previewCmd()}
+	// Filtering looks at loaded entries, so keep loading (up to filterCap).
+	if m.filter.Value() != "" && !m.done && !m.loading && m.results == nil && len(m.items) < filterCap {
+		cmds = append(cmds, m.loadPage(nextPage))
+	}
+	return m, tea.Batch(cmds...)
 }
 
 func (m *Model) searchKey(k tea.KeyMsg) (tea.Model, tea.Cmd) {
@@ -503,7 +511,7 @@ func (m *Model) listWidth() int {
 	if !m.showPreview() {
 		return m.width
 	}
-	return max(30, m.width*2/5)
+	return max(30, m.width*9/20)
 }
 
 func (m *Model) layout() {
@@ -623,7 +631,7 @@ func (m *Model) listLines(h int) []string {
 	w := m.listWidth()
 	var out []string
 	for i := m.offset; i < len(m.visible) && i < m.offset+h; i++ {
-		line := row(m.visible[i], w-2)
+		line := row(m.visible[i], w-2, m.Loc)
 		if i == m.cursor {
 			out = append(out, selStyle.Render("▸ "+line))
 		} else {
@@ -634,7 +642,7 @@ func (m *Model) listLines(h int) []string {
 }
 
 // row formats one entry: date, tag and title, cut to width.
-func row(it Item, width int) string {
+func row(it Item, width int, loc *time.Location) string {
 	tag := fmt.Sprintf("#%d", it.TurnID)
 	if it.IsSession() {
 		tag = fmt.Sprintf("S%d·%d", it.SessionID, it.Turns)
@@ -643,7 +651,7 @@ func row(it Item, width int) string {
 	if it.Snippet != "" && title == "" {
 		title = it.Snippet
 	}
-	s := fmt.Sprintf("%s %-7s %s", it.When.Local().Format("01-02"), tag, sanitize(title))
+	s := fmt.Sprintf("%s %-7s %s", it.When.In(loc).Format("01-02"), tag, sanitize(title))
 	return pad(ansi.Truncate(s, width, "…"), width)
 }
 
@@ -679,7 +687,7 @@ func (m *Model) helpLine() string {
 	for i, k := range keys {
 		parts[i] = bold.Render(k[0]) + " " + faint.Render(k[1])
 	}
-	return strings.Join(parts, faint.Render(" • "))
+	return strings.Join(parts, "  ")
 }
 
 func describe(it Item) string {

@@ -79,6 +79,9 @@ func browseRun(ctx context.Context, opts *BrowseOptions) error {
 	return ctx.Err()
 }
 
+// browseMaxTurns is how many of a session's latest turns the browser shows.
+const browseMaxTurns = 30
+
 // storeSource adapts the store (and the shell binding, clipboard and
 // renderer) to the browser.
 type storeSource struct {
@@ -129,7 +132,20 @@ func (s *storeSource) Document(ctx context.Context, it tui.Item) (string, error)
 		if err != nil {
 			return "", err
 		}
-		return clisession.Transcript(ss, turns), nil
+		// Rendering thousands of turns would stall the preview; the full
+		// transcript is one command away.
+		note := ""
+		if len(turns) > browseMaxTurns {
+			note = fmt.Sprintf("_%d earlier turns not shown; see `asky session show S%d`._\n\n", len(turns)-browseMaxTurns, ss.ID)
+			turns = turns[len(turns)-browseMaxTurns:]
+		}
+		md := clisession.Transcript(ss, turns)
+		if note != "" {
+			if i := strings.Index(md, "\n\n"); i >= 0 {
+				md = md[:i+2] + note + md[i+2:]
+			}
+		}
+		return md, nil
 	}
 	t, err := s.st.GetTurn(ctx, it.TurnID)
 	if err != nil {

@@ -58,6 +58,7 @@ func NewCmdRoot(f *cmdutil.Factory) *cobra.Command {
 	add("data", history.NewCmdHistory(f), session.NewCmdSession(f), memory.NewCmdMemory(f), corpus.NewCmdCorpus(f), prompts.NewCmdPrompts(f))
 	add("setup", configcmd.NewCmdConfig(f), daemon.NewCmdDaemon(f), completion.NewCmdCompletion(f))
 	root.SetHelpCommandGroupID("setup")
+	completion.RegisterDynamic(root, f)
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return &cmdutil.FlagError{Err: err, Hint: "see `" + c.CommandPath() + " --help`"}
 	})

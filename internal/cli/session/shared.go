@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -92,6 +93,9 @@ func completeSessions(f *cmdutil.Factory) cobra.CompletionFunc {
 		}
 		var out []cobra.Completion
 		for _, s := range list {
+			if !strings.HasPrefix(s.Name, toComplete) && !strings.HasPrefix(strconv.FormatInt(s.ID, 10), toComplete) {
+				continue
+			}
 			if s.Name != "" {
 				out = append(out, cobra.CompletionWithDesc(s.Name, fmt.Sprintf("session %d, %d turns", s.ID, s.Turns)))
 			} else {

@@ -86,7 +86,10 @@ func TestCompletionScriptsGenerate(t *testing.T) {
 		ios, _, out, errOut := iostreams.Test()
 		f := &cmdutil.Factory{IO: ios, Getenv: func(string) string { return "" }, Now: time.Now, Getppid: func() int { return 1 }}
 		f.Config = func() (*config.Config, error) { t.Fatal("completion scripts must not load config"); return nil, nil }
-		f.Store = func() (*store.Store, error) { t.Fatal("completion scripts must not open the database"); return nil, nil }
+		f.Store = func() (*store.Store, error) {
+			t.Fatal("completion scripts must not open the database")
+			return nil, nil
+		}
 		if code := cli.Run([]string{"completion", sh}, f); code != 0 || out.Len() < 1000 || !strings.Contains(out.String(), "asky") {
 			t.Errorf("%s: exit %d, %d bytes, stderr %q", sh, code, out.Len(), errOut)
 		}

@@ -2,11 +2,13 @@ package query
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/askygo/asky/internal/cli/cmdutil"
 	"github.com/askygo/asky/internal/cli/history"
 	clisession "github.com/askygo/asky/internal/cli/session"
 	"github.com/askygo/asky/internal/config"
@@ -68,6 +70,10 @@ func expandPreset(opts *Options, cfg *config.Config) (done bool, err error) {
 		return true, nil
 	}
 	tokens, err := userprompt.ExpandPreset(cfg.CommandPresets, opts.Words)
+	var unknown *userprompt.UnknownPresetError
+	if errors.As(err, &unknown) {
+		return true, cmdutil.UsageError(unknown.Hint(), "%s", unknown.Error())
+	}
 	if err != nil {
 		return true, err
 	}

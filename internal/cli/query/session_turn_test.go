@@ -287,3 +287,61 @@ func TestReportHTMLEscapesRawHTML(t *testing.T) {
 		t.Fatalf("page: %s", s)
 	}
 }
+
+func TestIdleSessionPromptsOnlyOnATerminal(t *testing.T) {
+	e := newEnv(t, "[session]\nidle_timeout_minutes = 10\n")
+	ctx := context.Background()
+	s := &store.Session{Name: "old"}
+	e.st.CreateSession(ctx, s)
+	later := func() time.Time { return time.Now().Add(time.Hour) }
+	// Not a terminal: no prompt, the session continues.
+	o, _, errOut := e.shell(3, "hi")
+	o.ResumeSession = "old"
+	beginSession(ctx, o, e.cfg)
+	o, _, errOut = e.shell(3, "hi")
+	o.Now = later
+	sx, _, err := beginSession(ctx, o, e.cfg)
+	if err != nil || sx.sess == nil || strings.Contains(errOut.String(), "idle") {
+		t.Fatalf("non-tty: %v %q", err, errOut)
+	}
+	for _, tc := range []struct {
+		answer string
+		check  func(sx *sessionTurn) bool
+	}{
+		{"o\n", func(sx *sessionTurn) bool { return sx.sess == nil }},
+		{"\n", func(sx *sessionTurn) bool { return sx.sess != nil && sx.sess.ID == s.ID }},
+		{"n\n", func(sx *sessionTurn) bool { return sx.sess != nil && sx.sess.ID != s.ID }},
+	} {
+		o, _, errOut := e.shell(3, "hi")
+		o.Now = later
+		o.IO.SetTTY(true, true, true)
+		o.IO.In.(*bytes.Buffer).WriteString(tc.answer)
+		sx, _, err := beginSession(ctx, o, e.cfg)
+		if err != nil || !strings.Contains(errOut.String(), "idle for") || !tc.check(sx) {
+			t.Errorf("answer %q: %v %q %+v", tc.answer, err, errOut, sx.sess)
+		}
+		// Re-bind the old session for the next case.
+		if b := sx.binding; b != nil {
+			b.Set(s.ID)
+		}
+	}
+}
+
+func TestAfterWritesReportAndWarnsWithoutClipboard(t *testing.T) {
+	e := newEnv(t, "")
+	t.Setenv("PATH", t.TempDir()) // no clipboard tools
+	o, _, errOut := e.shell(1, "what", "is", "tcp")
+	o.OpenReport, o.CopyClipboard = true, true
+	sx := &sessionTurn{opts: o, cfg: e.cfg, st: e.st}
+	if err := sx.after(context.Background(), &turn.Result{Answer: "# TCP\n\nA protocol.", HistoryID: 7}); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(e.cfg.Paths.CacheDir, "reports", "asky-7.html")
+	page, err := os.ReadFile(path)
+	if err != nil || !strings.Contains(string(page), "<h1>TCP</h1>") {
+		t.Fatalf("report: %v %q", err, page)
+	}
+	if !strings.Contains(errOut.String(), "report: "+path) || !strings.Contains(errOut.String(), "warning: could not copy the answer to the clipboard") {
+		t.Fatalf("stderr %q", errOut)
+	}
+}

@@ -2,6 +2,7 @@ package session
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -95,7 +96,15 @@ func (c *Compactor) Maybe(ctx context.Context, sess *store.Session, contextSize 
 		return "", err
 	}
 	through := old[len(old)-1].ID
-	if err := c.Store.SetCompaction(ctx, sess.ID, summary, through); err != nil {
+	if err := c.Store.SetCompaction(ctx, sess.ID, summary, sess.CompactedThrough, through); err != nil {
+		if errors.Is(err, store.ErrCompactionRace) {
+			fresh, gerr := c.Store.GetSession(ctx, sess.ID)
+			if gerr != nil {
+				return "", gerr
+			}
+			sess.CompactedSummary, sess.CompactedThrough = fresh.CompactedSummary, fresh.CompactedThrough
+			return "session context was compacted by another shell", nil
+		}
 		return "", err
 	}
 	sess.CompactedSummary, sess.CompactedThrough = summary, through

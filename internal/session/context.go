@@ -23,7 +23,8 @@ type ContextStore interface {
 	RecentTurnIDs(ctx context.Context, n int) ([]int64, error)
 	TurnSummaries(ctx context.Context, id int64) (query, answer string, err error)
 	SetTurnSummaries(ctx context.Context, id int64, query, answer string) error
-	SetCompaction(ctx context.Context, id int64, summary string, through int64) error
+	SetCompaction(ctx context.Context, id int64, summary string, prev, through int64) error
+	GetSession(ctx context.Context, id int64) (*store.Session, error)
 }
 
 // summaryIntro introduces a compacted summary in the conversation.

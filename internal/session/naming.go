@@ -43,8 +43,12 @@ func AutoName(query string) string {
 	if len(name) > 40 {
 		name = strings.TrimRight(name[:40], "-")
 	}
-	if name == "" {
+	switch {
+	case name == "":
 		name = "session"
+	case IsHistorySelector(name) || legacyID.MatchString(name):
+		// "42" or "s3" would read as an id in a selector.
+		name = "session-" + name
 	}
 	return name
 }

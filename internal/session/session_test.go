@@ -143,6 +143,8 @@ func TestAutoName(t *testing.T) {
 		"What is the best way to plan a Paris weekend trip?": "best-way-plan",
 		"how do I use Go generics":                           "use-go-generics",
 		"???":                                                "session",
+		"42?":                                                "session-42",
+		"s3":                                                 "session-s3",
 		"Ünïcode façade names":                               "ünïcode-façade-names",
 	} {
 		if got := AutoName(q); got != want {
@@ -290,5 +292,26 @@ func TestContinuationSummaries(t *testing.T) {
 	full, _ := ContinuationMessages(ctx, st, []int64{1}, false, nil)
 	if full[1].Content != long {
 		t.Errorf("without -s the full answer is used")
+	}
+}
+
+func TestCompactionRaceKeepsTheFirstSummary(t *testing.T) {
+	ctx := context.Background()
+	st := openStore(t)
+	sess := &store.Session{Name: "shared"}
+	st.CreateSession(ctx, sess)
+	for i := 0; i < 5; i++ {
+		st.SaveTurn(ctx, &store.Turn{SessionID: sess.ID, Query: "q", Answer: strings.Repeat("x", 400)})
+	}
+	// Two shells loaded the session before either compacted.
+	a, _ := st.GetSession(ctx, sess.ID)
+	b, _ := st.GetSession(ctx, sess.ID)
+	c := &Compactor{Store: st}
+	if n, err := c.Maybe(ctx, a, 300, ""); err != nil || n == "" {
+		t.Fatal(n, err)
+	}
+	n, err := c.Maybe(ctx, b, 300, "")
+	if err != nil || !strings.Contains(n, "another shell") || b.CompactedThrough != a.CompactedThrough {
+		t.Fatalf("second: %q %v %+v", n, err, b)
 	}
 }

@@ -214,11 +214,23 @@ func (s *Store) TouchSession(ctx context.Context, id int64) error {
 	return err
 }
 
+// ErrCompactionRace is returned when another process compacted the session
+// first; the caller reloads the session and uses that summary.
+var ErrCompactionRace = errors.New("the session was compacted by another asky process")
+
 // SetCompaction records that turns up to through are replaced by summary
-// when the session is sent to a model.
-func (s *Store) SetCompaction(ctx context.Context, id int64, summary string, through int64) error {
-	_, err := s.db.ExecContext(ctx, `UPDATE sessions SET compacted_summary = ?, compacted_through = ? WHERE id = ?`, summary, through, id)
-	return err
+// when the session is sent to a model. It only applies when the session is
+// still compacted through prev, so two shells using one session cannot
+// overwrite each other's summaries.
+func (s *Store) SetCompaction(ctx context.Context, id int64, summary string, prev, through int64) error {
+	res, err := s.db.ExecContext(ctx, `UPDATE sessions SET compacted_summary = ?, compacted_through = ? WHERE id = ? AND compacted_through = ?`, summary, through, id, prev)
+	if err != nil {
+		return err
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return ErrCompactionRace
+	}
+	return nil
 }
 
 // SessionTurns returns a session's turns with id > after, oldest first,

@@ -27,9 +27,9 @@ func NewCmdHistory(f *cmdutil.Factory) *cobra.Command {
 		`),
 	}
 	cmd.AddCommand(
-		cmdutil.Pending("list [N]", "List recent turns"),
-		cmdutil.Pending("show <selector>", "Print past answers"),
-		cmdutil.Pending("delete <selector>|--all", "Delete turns"),
+		NewCmdList(f, nil),
+		NewCmdShow(f, nil),
+		NewCmdDelete(f, nil),
 		cmdutil.Pending("search <text>", "Full-text search over questions and answers"),
 		cmdutil.Pending("browse", "Browse history in a terminal UI"),
 	)

@@ -52,7 +52,12 @@ func NewCmdList(f *cmdutil.Factory, runF func(context.Context, *ListOptions) err
 			$ asky history list 100 | cut -f1,6
 			$ asky history list --json | jq -r '.[].query'
 		`),
-		Args: cobra.MaximumNArgs(1),
+		Args: func(c *cobra.Command, args []string) error {
+			if len(args) > 1 {
+				return cmdutil.UsageError("e.g. `asky history list 20`", "history list takes one count, got %d arguments", len(args))
+			}
+			return nil
+		},
 		RunE: func(c *cobra.Command, args []string) error {
 			if len(args) == 1 {
 				n, err := strconv.Atoi(args[0])

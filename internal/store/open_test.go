@@ -41,6 +41,11 @@ func TestOpenFreshMigratesAndReopenIsNoop(t *testing.T) {
 	if got := pragmaInt(t, s.DB(), "user_version"); got != LatestVersion() {
 		t.Fatalf("user_version = %d, want %d", got, LatestVersion())
 	}
+	for _, f := range []string{path, path + "-wal"} {
+		if st, err := os.Stat(f); err != nil || st.Mode().Perm() != 0o600 {
+			t.Fatalf("%s: mode %v, %v; want 0600 (history is private)", f, st.Mode(), err)
+		}
+	}
 	if got := pragmaInt(t, s.DB(), "application_id"); got != applicationID {
 		t.Fatalf("application_id = %#x", got)
 	}

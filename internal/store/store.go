@@ -123,6 +123,12 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, fmt.Errorf("create data dir: %w", err)
 	}
+	// History holds everything the user asked: create the file private
+	// before SQLite does (it would use 0644, and its -wal and -shm files
+	// copy the database's mode). A zero-length file is a fresh database.
+	if f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600); err == nil {
+		f.Close()
+	}
 	ms, err := loadMigrations()
 	if err != nil {
 		return nil, err

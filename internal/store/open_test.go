@@ -282,3 +282,39 @@ func TestShellQuote(t *testing.T) {
 		}
 	}
 }
+
+// TestCorruptPageFoundByQuery damages a page in the middle of a database
+// whose header is intact: Open's header fast path lets it through, and the
+// first query that reads the page must report a CorruptError naming the
+// file, without the file being changed.
+func TestCorruptPageFoundByQuery(t *testing.T) {
+	path := seedClosed(t, 300)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pageSize := int(b[16])<<8 | int(b[17])
+	for p := 3; p < len(b)/pageSize-1; p++ {
+		copy(b[p*pageSize:(p+1)*pageSize], bytes.Repeat([]byte{0xa5}, pageSize))
+	}
+	if err := os.WriteFile(path, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	s, err := Open(ctx, path)
+	if err == nil {
+		_, err = s.ListHistory(ctx, 1000)
+		if err == nil {
+			_, err = s.GetTurn(ctx, 150)
+		}
+		s.Close()
+	}
+	var ce *CorruptError
+	if !errors.As(err, &ce) || ce.Path != path {
+		t.Fatalf("err = %T %v, want CorruptError for %s", err, err, path)
+	}
+	after, _ := os.ReadFile(path)
+	if !bytes.Equal(after, b) {
+		t.Fatal("the damaged file was modified")
+	}
+}

@@ -2,6 +2,7 @@ package history_test
 
 import (
 	"bytes"
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,6 +11,7 @@ import (
 	"github.com/askygo/asky/internal/cli"
 	"github.com/askygo/asky/internal/cli/cmdutil"
 	"github.com/askygo/asky/internal/iostreams"
+	"github.com/askygo/asky/internal/store"
 )
 
 // run executes the whole command tree, as `asky args…` would, in a home
@@ -114,5 +116,29 @@ func TestHistoryEndToEnd(t *testing.T) {
 	}
 	if code, stdout, _ = run(t, home, "history", "list", "--json"); code != 0 || stdout != "[]\n" {
 		t.Fatalf("list --json: exit %d %q", code, stdout)
+	}
+}
+
+func TestSelectorCompletion(t *testing.T) {
+	home := t.TempDir()
+	// No database yet: nothing offered, and none created.
+	code, stdout, _ := run(t, home, "__complete", "history", "show", "")
+	if code != 0 || strings.Contains(stdout, "\t") {
+		t.Fatalf("completion on a fresh home: exit %d %q", code, stdout)
+	}
+	if _, err := os.Stat(filepath.Join(home, "asky.db")); err == nil {
+		t.Fatal("completion created the database")
+	}
+	st, err := store.Open(context.Background(), filepath.Join(home, "asky.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.SaveTurn(context.Background(), &store.Turn{Query: "capital\nof France"}); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	_, stdout, _ = run(t, home, "__complete", "history", "delete", "")
+	if !strings.HasPrefix(stdout, "1\tcapital of France\n") {
+		t.Fatalf("completion = %q", stdout)
 	}
 }

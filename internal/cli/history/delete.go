@@ -63,6 +63,7 @@ func NewCmdDelete(f *cmdutil.Factory, runF func(context.Context, *DeleteOptions)
 	}
 	cmd.Flags().BoolVar(&opts.All, "all", false, "delete every turn")
 	cmd.Flags().BoolVarP(&opts.Yes, "yes", "y", false, "do not ask for confirmation")
+	cmd.ValidArgsFunction = completeTurns(f)
 	return cmd
 }
 

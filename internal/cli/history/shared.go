@@ -6,10 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/charmbracelet/x/ansi"
+	"github.com/spf13/cobra"
 
 	"github.com/askygo/asky/internal/cli/cmdutil"
 	"github.com/askygo/asky/internal/render"
@@ -137,3 +140,31 @@ func writeJSON(w io.Writer, v any) error {
 
 // isNotFound reports a turn deleted between resolving and loading it.
 func isNotFound(err error) bool { return errors.Is(err, store.ErrNotFound) }
+
+// completeTurns offers the most recent history ids, described by their
+// question, for shell completion of selectors. It never creates the
+// database: completing on a fresh system offers nothing.
+func completeTurns(f *cmdutil.Factory) cobra.CompletionFunc {
+	return func(c *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		cfg, err := f.Config()
+		if err != nil {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		if _, err := os.Stat(cfg.Paths.DB); err != nil {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		st, err := f.Store()
+		if err != nil {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		entries, err := st.ListHistory(c.Context(), 20)
+		if err != nil {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		out := make([]cobra.Completion, 0, len(entries))
+		for _, e := range entries {
+			out = append(out, cobra.CompletionWithDesc(strconv.FormatInt(e.ID, 10), truncate(sanitize(oneLine(e.Query)), 60)))
+		}
+		return out, cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveKeepOrder
+	}
+}

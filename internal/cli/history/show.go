@@ -67,6 +67,7 @@ func NewCmdShow(f *cmdutil.Factory, runF func(context.Context, *ShowOptions) err
 		},
 	}
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print JSON")
+	cmd.ValidArgsFunction = completeTurns(f)
 	return cmd
 }
 

@@ -76,7 +76,15 @@ func headerCurrent(h []byte, size int64, latest int) bool {
 // inspectSQL examines path through a read-only connection without the
 // write pragmas of DSN.
 func inspectSQL(ctx context.Context, path string, latest int) error {
-	db, err := sql.Open("sqlite", "file:"+path+"?mode=ro&_pragma=busy_timeout(10000)")
+	// Without a -wal file the main file is the whole database, and
+	// immutable=1 reads it without creating -wal/-shm next to a file we may
+	// be about to refuse. With one (another asky is running, or crashed),
+	// a read-only connection is needed to see the WAL's pages.
+	dsn := "file:" + path + "?immutable=1"
+	if _, err := os.Stat(path + "-wal"); err == nil {
+		dsn = "file:" + path + "?mode=ro&_pragma=busy_timeout(10000)"
+	}
+	db, err := sql.Open("sqlite", dsn)
 	if err != nil {
 		return fmt.Errorf("open database %s: %w", path, err)
 	}

@@ -51,6 +51,13 @@ func run(ctx context.Context, opts *Options) error {
 		input = "Input from stdin:\n```\n" + strings.TrimRight(input, "\n") + "\n```"
 	}
 	req.Query, req.Input = question, input
+	if !opts.Lean {
+		// Tools are composed before the model is resolved so that a bad
+		// -off name is a usage error even without a working provider.
+		if req.Tools, err = buildTools(ctx, opts, cfg, req); err != nil {
+			return err
+		}
+	}
 
 	model, err := cfg.ResolveModel(ctx, opts.Model, opts.Factory.Env())
 	if err != nil {
@@ -67,11 +74,6 @@ func run(ctx context.Context, opts *Options) error {
 		return err
 	}
 	req.Client = client
-	if !opts.Lean {
-		if req.Tools, err = buildTools(ctx, opts, cfg, req); err != nil {
-			return err
-		}
-	}
 	st, err := opts.Store()
 	if err != nil {
 		return err

@@ -266,7 +266,14 @@ func (s *Store) migrate(ctx context.Context, ms []migration) error {
 	if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA application_id = %d", applicationID)); err != nil {
 		return err
 	}
-	return tx.Commit()
+	if err := tx.Commit(); err != nil {
+		return err
+	}
+	// Copy the new header into the main file now, so other processes take
+	// inspect's header fast path instead of the slower read-only check
+	// while a long-running process (the daemon) keeps the WAL alive.
+	_, _ = s.db.ExecContext(ctx, "PRAGMA wal_checkpoint(PASSIVE)")
+	return nil
 }
 
 // IntegrityCheck runs PRAGMA quick_check and returns its findings ("ok").

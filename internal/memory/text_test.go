@@ -129,3 +129,19 @@ func TestFormat(t *testing.T) {
 		t.Errorf("Format =\n%s\nwant\n%s", got, want)
 	}
 }
+
+func TestTriggerFact(t *testing.T) {
+	for in, want := range map[string]string{
+		"I live in Lisbon":                                 "I live in Lisbon",
+		"I live in Lisbon. What is on this weekend?":       "I live in Lisbon.",
+		"What is on? I live in Lisbon! And I cycle.":       "I live in Lisbon! And I cycle.",
+		"I use Go 1.26, e.g. for work. Which IDE fits me?": "I use Go 1.26, e.g. for work.",
+		"我住在里斯本。周末有什么活动？":                                  "我住在里斯本。",
+		"what's my name?":                                  "",
+		"":                                                 "",
+	} {
+		if got := TriggerFact(in); got != want {
+			t.Errorf("TriggerFact(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

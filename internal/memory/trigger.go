@@ -70,3 +70,36 @@ func matchPrefix(q, t string) (int, bool) {
 }
 
 func isWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
+
+// TriggerFact returns what to remember from the text after a trigger: its
+// statements, without the sentences that are questions, so
+// "I live in Lisbon. What is on this weekend?" remembers "I live in
+// Lisbon." and still asks the whole text. It returns "" when every
+// sentence is a question.
+func TriggerFact(rest string) string {
+	var keep []string
+	start := 0
+	runes := []rune(rest)
+	for i, r := range runes {
+		if !strings.ContainsRune(".!?。！？", r) {
+			continue
+		}
+		// A sentence ends at its mark followed by space or the end:
+		// "Go 1.26" and "e.g." inside words do not split.
+		if i+1 < len(runes) && !unicode.IsSpace(runes[i+1]) && !strings.ContainsRune("。！？", r) {
+			continue
+		}
+		keep = appendStatement(keep, string(runes[start:i+1]))
+		start = i + 1
+	}
+	keep = appendStatement(keep, string(runes[start:]))
+	return strings.Join(keep, " ")
+}
+
+func appendStatement(keep []string, s string) []string {
+	s = strings.TrimSpace(s)
+	if s == "" || strings.HasSuffix(s, "?") || strings.HasSuffix(s, "？") {
+		return keep
+	}
+	return append(keep, s)
+}

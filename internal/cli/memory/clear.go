@@ -35,7 +35,7 @@ func NewCmdClear(f *cmdutil.Factory, runF func(context.Context, *ClearOptions) e
 			$ asky memory clear
 			$ asky memory clear --yes
 		`),
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: func(c *cobra.Command, args []string) error {
 			if runF != nil {
 				return runF(c.Context(), opts)

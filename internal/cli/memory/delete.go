@@ -36,7 +36,7 @@ func NewCmdDelete(f *cmdutil.Factory, runF func(context.Context, *DeleteOptions)
 			$ asky memory delete 3
 			$ asky memory delete 3 7,9
 		`),
-		Args: cobra.MinimumNArgs(1),
+		Args: cobra.ArbitraryArgs,
 		RunE: func(c *cobra.Command, args []string) error {
 			ids, err := parseIDs(args)
 			if err != nil {

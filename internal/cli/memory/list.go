@@ -42,7 +42,7 @@ func NewCmdList(f *cmdutil.Factory, runF func(context.Context, *ListOptions) err
 			$ asky memory list --session trip
 			$ asky memory list --all --json | jq -r '.memories[].text'
 		`),
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: func(c *cobra.Command, args []string) error {
 			if opts.All && opts.Session != "" {
 				return cmdutil.FlagErrorf("--all and --session cannot be used together")

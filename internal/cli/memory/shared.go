@@ -11,6 +11,8 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/spf13/cobra"
+
 	"github.com/askygo/asky/internal/cli/cmdutil"
 	"github.com/askygo/asky/internal/config"
 	"github.com/askygo/asky/internal/iostreams"
@@ -153,6 +155,8 @@ func printMemories(ios *iostreams.IOStreams, ms []*store.Memory, scores []float6
 	return tw.Flush()
 }
 
+const idsHint = "the ids are the numbers shown by `asky memory list --all`"
+
 // parseIDs accepts ids as separate arguments or comma lists.
 func parseIDs(args []string) ([]int64, error) {
 	var ids []int64
@@ -165,7 +169,7 @@ func parseIDs(args []string) ([]int64, error) {
 			}
 			id, err := strconv.ParseInt(strings.TrimPrefix(p, "#"), 10, 64)
 			if err != nil || id <= 0 {
-				return nil, cmdutil.FlagErrorf("%q is not a memory id (ids are the numbers shown by `asky memory list`)", p)
+				return nil, &cmdutil.FlagError{Err: fmt.Errorf("%q is not a memory id", p), Hint: idsHint}
 			}
 			if !seen[id] {
 				seen[id] = true
@@ -174,7 +178,7 @@ func parseIDs(args []string) ([]int64, error) {
 		}
 	}
 	if len(ids) == 0 {
-		return nil, cmdutil.FlagErrorf("give at least one memory id")
+		return nil, &cmdutil.FlagError{Err: errors.New("give at least one memory id"), Hint: idsHint}
 	}
 	return ids, nil
 }
@@ -184,4 +188,12 @@ func plural(n int, one, many string) string {
 		return fmt.Sprintf("%d %s", n, one)
 	}
 	return fmt.Sprintf("%d %s", n, many)
+}
+
+// noArgs rejects positional arguments as a usage error (exit 2).
+func noArgs(c *cobra.Command, args []string) error {
+	if len(args) > 0 {
+		return &cmdutil.FlagError{Err: fmt.Errorf("%s takes no arguments, got %q", c.CommandPath(), strings.Join(args, " ")), Hint: "see `" + c.CommandPath() + " --help`"}
+	}
+	return nil
 }

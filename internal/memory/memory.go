@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/askygo/asky/internal/config"
@@ -92,7 +93,7 @@ type SaveResult struct {
 // visible in that scope is at least DedupThreshold similar, it is updated
 // (new wording, merged tags) instead of adding a duplicate.
 func (s *Service) Save(ctx context.Context, text string, tags []string, sessionID int64) (SaveResult, error) {
-	text = strings.Join(strings.Fields(text), " ")
+	text = clean(text)
 	switch {
 	case text == "":
 		return SaveResult{}, ErrEmpty
@@ -263,11 +264,24 @@ func (s *Service) embedOne(ctx context.Context, text string) ([]float32, string,
 	return vecs[0], s.emb.Fingerprint(), nil
 }
 
+// clean flattens text to one line without control characters: a memory
+// ends up in system prompts and terminals, where an escape sequence or a
+// line break could do more than state a fact.
+func clean(s string) string {
+	s = strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) && !unicode.IsSpace(r) {
+			return -1
+		}
+		return r
+	}, s)
+	return strings.Join(strings.Fields(s), " ")
+}
+
 // CleanTags trims, lowercases and deduplicates tags, dropping empty ones.
 func CleanTags(tags []string) []string {
 	out := []string{}
 	for _, t := range tags {
-		t = strings.ToLower(strings.Join(strings.Fields(t), " "))
+		t = strings.ToLower(clean(t))
 		if t != "" && !slices.Contains(out, t) {
 			out = append(out, t)
 		}

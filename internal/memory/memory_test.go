@@ -87,7 +87,15 @@ func TestSaveDeduplicates(t *testing.T) {
 		t.Errorf("%d memories, want 4", n)
 	}
 
-	if _, err := svc.Save(ctx, " \n ", nil, 0); !errors.Is(err, ErrEmpty) {
+
+	r, err := svc.Save(ctx, "I use\x1b[31m red\x07 ink\r\nand pens", []string{"\x1b]0;x\x07Tools"}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m, _ := st.GetMemory(ctx, r.ID); m.Text != "I use[31m red ink and pens" || m.Tags[0] != "]0;xtools" {
+		t.Errorf("control characters kept: %q %q", m.Text, m.Tags)
+	}
+	if _, err := svc.Save(ctx, " \n\x00 ", nil, 0); !errors.Is(err, ErrEmpty) {
 		t.Errorf("empty text: %v", err)
 	}
 	if _, err := svc.Save(ctx, strings.Repeat("é", MaxTextLen+1), nil, 0); !errors.Is(err, ErrTooLong) {
@@ -306,5 +314,50 @@ func TestEmbedderPath(t *testing.T) {
 	empty := &vocabEmbedder{fp: "vocab/v1"}
 	if _, err := New(openStore(t), defaults, empty).Recall(ctx, "tea", 0); err != nil || empty.calls != 0 {
 		t.Errorf("empty store: %d embed calls, %v", empty.calls, err)
+	}
+}
+
+func TestPrepareTurn(t *testing.T) {
+	ctx := context.Background()
+	st := openStore(t)
+	cfg := defaults
+	cfg.GlobalTriggers = []string{"remember globally:", "global memory:"}
+	svc := New(st, cfg, nil)
+
+	tm, err := svc.PrepareTurn(ctx, "Global Memory: I am a nurse. What shoes suit long shifts?", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tm.Query != "I am a nurse. What shoes suit long shifts?" || tm.Saved == nil || tm.SavedText != "I am a nurse." {
+		t.Fatalf("trigger turn = %+v", tm)
+	}
+	if tm.SavedNotice() != "remembered globally (memory 1): I am a nurse." || len(tm.Notices) != 0 {
+		t.Errorf("notices = %q %q", tm.SavedNotice(), tm.Notices)
+	}
+	if !strings.Contains(tm.Section, "- I am a nurse.") || !strings.HasPrefix(tm.Describe(), `recalled 1 memory: #1 "I am a nurse."`) {
+		t.Errorf("section %q / describe %q", tm.Section, tm.Describe())
+	}
+
+	// A save that fails is a notice, and the question still goes ahead.
+	tm, err = svc.PrepareTurn(ctx, "remember globally: "+strings.Repeat("long words ", 200), 0)
+	if err != nil || tm.Saved != nil || len(tm.Notices) != 1 || !strings.Contains(tm.Notices[0], "could not remember that") {
+		t.Errorf("failed save = %+v, %v", tm, err)
+	}
+	if tm, _ := svc.PrepareTurn(ctx, "remember globally:   ", 0); tm.Saved != nil || !strings.Contains(strings.Join(tm.Notices, ""), "nothing to remember") {
+		t.Errorf("empty trigger = %+v", tm)
+	}
+
+	// Disabled: the trigger is stripped, nothing is saved or recalled.
+	cfg.Enabled = false
+	tm, err = New(st, cfg, nil).PrepareTurn(ctx, "remember globally: I am a nurse. Shoes?", 0)
+	if err != nil || tm.Query != "I am a nurse. Shoes?" || tm.Saved != nil || tm.Section != "" || len(tm.Notices) != 1 {
+		t.Errorf("disabled = %+v, %v", tm, err)
+	}
+
+	// A cancelled context is the only error.
+	cctx, cancel := context.WithCancel(ctx)
+	cancel()
+	if _, err := svc.PrepareTurn(cctx, "shoes for nurses", 0); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled: %v", err)
 	}
 }

@@ -87,7 +87,6 @@ func TestSaveDeduplicates(t *testing.T) {
 		t.Errorf("%d memories, want 4", n)
 	}
 
-
 	r, err := svc.Save(ctx, "I use\x1b[31m red\x07 ink\r\nand pens", []string{"\x1b]0;x\x07Tools"}, 0)
 	if err != nil {
 		t.Fatal(err)

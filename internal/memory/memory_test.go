@@ -12,7 +12,7 @@ import (
 	"github.com/askygo/asky/internal/store"
 )
 
-func openStore(t *testing.T) *store.Store {
+func openStore(t testing.TB) *store.Store {
 	t.Helper()
 	st, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "asky.db"))
 	if err != nil {
@@ -22,7 +22,7 @@ func openStore(t *testing.T) *store.Store {
 	return st
 }
 
-func newSession(t *testing.T, st *store.Store, name string) int64 {
+func newSession(t testing.TB, st *store.Store, name string) int64 {
 	t.Helper()
 	res, err := st.DB().Exec(`INSERT INTO sessions(name, created_at, last_used_at) VALUES(?, 'x', 'x')`, name)
 	if err != nil {

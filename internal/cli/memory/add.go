@@ -67,7 +67,7 @@ func NewCmdAdd(f *cmdutil.Factory, runF func(context.Context, *AddOptions) error
 			return addRun(c.Context(), opts)
 		},
 	}
-	cmd.Flags().StringArrayVar(&opts.Tags, "tag", nil, "tag the memory (repeatable or comma list)")
+	cmd.Flags().StringArrayVar(&opts.Tags, "tag", nil, "tag the memory with `tag` (repeatable or comma list)")
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print {status, memory_id, deduplicated}")
 	return cmd
 }

@@ -353,18 +353,13 @@ func (sx *sessionTurn) applyDefaults() {
 }
 
 // defaultsOnly handles flags without a question: they are stored on the
-// shell's session, creating and binding one when there is none.
+// shell's session. Without a session it is the usual "no question" error.
 func (sx *sessionTurn) defaultsOnly(ctx context.Context) error {
 	if sx.sess == nil {
-		s := &store.Session{Defaults: store.SessionDefaults{PendingAutoName: true}}
-		if err := sx.st.CreateSession(ctx, s); err != nil {
-			return err
-		}
-		if err := sx.binding.Set(s.ID); err != nil {
-			return err
-		}
-		sx.sess = s
-		sx.notice(fmt.Sprintf("Started session %d for this shell (named from its first question).", s.ID))
+		// Unlike the original, a stray `asky -L` does not silently start a
+		// session: flags alone only mean something for a session.
+		return cmdutil.UsageError("ask something (asky -L \"your question\"), or keep these flags for this shell's conversation: asky session create NAME, then asky "+strings.Join(flagWords(sx.opts), " "),
+			"no question given")
 	}
 	if err := sx.persistDefaults(ctx); err != nil {
 		return err
@@ -475,4 +470,34 @@ func joinIDs(ids []int64) string {
 		s[i] = fmt.Sprint(id)
 	}
 	return strings.Join(s, ", ")
+}
+
+// flagWords renders the session-persisted flags given, for hints.
+func flagWords(o *Options) []string {
+	var w []string
+	if o.Model != "" {
+		w = append(w, "-m", o.Model)
+	}
+	if o.Lean {
+		w = append(w, "-L")
+	}
+	if o.Turns > 0 {
+		w = append(w, "-t", fmt.Sprint(o.Turns))
+	}
+	if len(o.ToolOff) > 0 {
+		w = append(w, "-off", strings.Join(o.ToolOff, ","))
+	}
+	if o.Shortlist != "" {
+		w = append(w, "--shortlist", o.Shortlist)
+	}
+	if o.SystemPrompt != "" {
+		w = append(w, "-sp", "…")
+	}
+	if o.ResearchSet {
+		w = append(w, "-r")
+	}
+	if o.Summarize {
+		w = append(w, "-s")
+	}
+	return w
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/askygo/asky/internal/config"
 	"github.com/askygo/asky/internal/iostreams"
 	"github.com/askygo/asky/internal/llm"
+	sess "github.com/askygo/asky/internal/session"
 	"github.com/askygo/asky/internal/store"
 	"github.com/askygo/asky/internal/turn"
 )
@@ -140,7 +141,18 @@ func TestStickySessionsPerShell(t *testing.T) {
 func TestSessionDefaultsPersist(t *testing.T) {
 	e := newEnv(t, "")
 	ctx := context.Background()
-	// Defaults-only invocation: creates and binds a session, says so.
+	// Flags alone without a session: the usual usage error, with a hint.
+	o, _, _ := e.shell(7)
+	o.Lean = true
+	if _, done, err := beginSession(ctx, o, e.cfg); !done || err == nil || !strings.Contains(err.Error(), "no question") {
+		t.Fatalf("flags without a session: %v %v", done, err)
+	}
+	// A placeholder session for this shell (as `asky -ss` or the idle
+	// prompt's "new" make).
+	ph := &store.Session{Defaults: store.SessionDefaults{PendingAutoName: true}}
+	e.st.CreateSession(ctx, ph)
+	bindShell(e, 7, ph.ID)
+	// Defaults-only invocation: updates the session and says so.
 	o, _, errOut := e.shell(7)
 	o.Turns, o.Lean, o.ToolOff = 3, true, []string{"web_search"}
 	sx, done, err := beginSession(ctx, o, e.cfg)
@@ -343,5 +355,11 @@ func TestAfterWritesReportAndWarnsWithoutClipboard(t *testing.T) {
 	}
 	if !strings.Contains(errOut.String(), "report: "+path) || !strings.Contains(errOut.String(), "warning: could not copy the answer to the clipboard") {
 		t.Fatalf("stderr %q", errOut)
+	}
+}
+
+func bindShell(e *env, ppid int, id int64) {
+	if err := sess.NewBinding(e.getenv, ppid).Set(id); err != nil {
+		e.t.Fatal(err)
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"regexp"
 	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/askygo/asky/internal/llm"
@@ -20,7 +19,7 @@ type Summarizer func(ctx context.Context, text string, maxChars int) (string, er
 type ContextStore interface {
 	SessionTurns(ctx context.Context, id, after int64) ([]*store.Turn, error)
 	GetTurn(ctx context.Context, id int64) (*store.Turn, error)
-	RecentTurnIDs(ctx context.Context, n int) ([]int64, error)
+	ResolveHistory(ctx context.Context, sel store.HistorySelector) (store.Resolution, error)
 	TurnSummaries(ctx context.Context, id int64) (query, answer string, err error)
 	SetTurnSummaries(ctx context.Context, id int64, query, answer string) error
 	SetCompaction(ctx context.Context, id int64, summary string, prev, through int64) error
@@ -57,61 +56,48 @@ func appendTurn(msgs []llm.Message, q, a string) []llm.Message {
 	return append(msgs, llm.Message{Role: llm.RoleUser, Content: q}, llm.Message{Role: llm.RoleAssistant, Content: a})
 }
 
-var continueSel = regexp.MustCompile(`^(~\d+|\d+|\d+-\d+)(,(~\d+|\d+|\d+-\d+))*$`)
+var continueSel = regexp.MustCompile(`^(~?\d+(-~?\d+)?)(,(~?\d+(-~?\d+)?))*$`)
 
-// IsHistorySelector reports whether s selects history turns for -c: 42,
-// ~1 (the most recent), 3-5, or a comma list of those.
+// IsHistorySelector reports whether s has the shape of a history selector
+// (42, ~1, 3-5, ~1-~3, or a comma list): for -c, such a first word is the
+// selector, anything else starts the question.
 func IsHistorySelector(s string) bool { return continueSel.MatchString(strings.TrimSpace(s)) }
 
-// ResolveTurnIDs expands a history selector into turn ids, ascending and
-// without duplicates.
+// MaxContinueTurns bounds how many turns -c loads as context.
+const MaxContinueTurns = 50
+
+// ResolveTurnIDs expands a history selector (the same forms as
+// `history show`) into turn ids, oldest first.
 func ResolveTurnIDs(ctx context.Context, st ContextStore, sel string) ([]int64, error) {
-	if !IsHistorySelector(sel) {
+	parsed, err := store.ParseHistorySelector(sel)
+	if err != nil || !IsHistorySelector(sel) {
 		return nil, &HistorySelectorError{Sel: sel}
 	}
-	seen := map[int64]bool{}
-	for _, part := range strings.Split(strings.TrimSpace(sel), ",") {
-		switch {
-		case strings.HasPrefix(part, "~"):
-			n, _ := strconv.Atoi(part[1:])
-			if n < 1 {
-				return nil, &HistorySelectorError{Sel: sel}
-			}
-			ids, err := st.RecentTurnIDs(ctx, n)
-			if err != nil {
-				return nil, err
-			}
-			if len(ids) < n {
-				return nil, fmt.Errorf("history has only %d turns; %s does not exist: %w", len(ids), part, store.ErrNotFound)
-			}
-			seen[ids[n-1]] = true
-		case strings.Contains(part, "-"):
-			a, b, _ := strings.Cut(part, "-")
-			lo, _ := strconv.ParseInt(a, 10, 64)
-			hi, _ := strconv.ParseInt(b, 10, 64)
-			if lo > hi || hi-lo > 1000 {
-				return nil, &HistorySelectorError{Sel: sel}
-			}
-			for id := lo; id <= hi; id++ {
-				seen[id] = true
-			}
-		default:
-			id, _ := strconv.ParseInt(part, 10, 64)
-			seen[id] = true
-		}
+	res, err := st.ResolveHistory(ctx, parsed)
+	if err != nil {
+		return nil, err
 	}
-	ids := make([]int64, 0, len(seen))
-	for id := range seen {
-		ids = append(ids, id)
+	if len(res.Missing) > 0 {
+		return nil, fmt.Errorf("history %s does not exist: %w", res.Missing[0], store.ErrNotFound)
 	}
+	if len(res.IDs) > MaxContinueTurns {
+		return nil, &HistorySelectorError{Sel: sel, TooMany: len(res.IDs)}
+	}
+	ids := append([]int64(nil), res.IDs...)
 	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
 	return ids, nil
 }
 
 // HistorySelectorError is a malformed history selector (usage error).
-type HistorySelectorError struct{ Sel string }
+type HistorySelectorError struct {
+	Sel     string
+	TooMany int
+}
 
 func (e *HistorySelectorError) Error() string {
+	if e.TooMany > 0 {
+		return fmt.Sprintf("%s selects %d turns; at most %d can be loaded as context", e.Sel, e.TooMany, MaxContinueTurns)
+	}
 	return fmt.Sprintf("invalid history selector %q", e.Sel)
 }
 

@@ -166,19 +166,26 @@ func TestHistorySelectors(t *testing.T) {
 	for i := 0; i < 5; i++ {
 		st.SaveTurn(ctx, &store.Turn{Query: "q", Answer: "a"})
 	}
-	for sel, want := range map[string]string{"~1": "[5]", "2,~2": "[2 4]", "1-3": "[1 2 3]", "3": "[3]"} {
+	for sel, want := range map[string]string{"~1": "[5]", "2,~2": "[2 4]", "1-3": "[1 2 3]", "3": "[3]", "~1-~2": "[4 5]"} {
 		ids, err := ResolveTurnIDs(ctx, st, sel)
 		if err != nil || fmtIDs(ids) != want {
 			t.Errorf("%s: %v %v want %s", sel, ids, err, want)
 		}
 	}
-	for _, bad := range []string{"tell me more", "~0", "5-1", "S3", ""} {
+	for _, bad := range []string{"tell me more", "~0", "S3", ""} {
 		if _, err := ResolveTurnIDs(ctx, st, bad); err == nil {
 			t.Errorf("%q accepted", bad)
 		}
 	}
 	if _, err := ResolveTurnIDs(ctx, st, "~9"); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("~9: %v", err)
+	}
+	for i := 0; i < 60; i++ {
+		st.SaveTurn(ctx, &store.Turn{Query: "q", Answer: "a"})
+	}
+	var hse *HistorySelectorError
+	if _, err := ResolveTurnIDs(ctx, st, "1-60"); !errors.As(err, &hse) || hse.TooMany != 60 {
+		t.Errorf("too many: %v", err)
 	}
 }
 

@@ -399,19 +399,6 @@ func (s *Store) CleanSessionResearch(ctx context.Context, id int64) (int64, erro
 	return n, tx.Commit()
 }
 
-// RemoveTurn deletes one turn (the history browser's delete); a session
-// left without turns is kept.
-func (s *Store) RemoveTurn(ctx context.Context, id int64) error {
-	res, err := s.db.ExecContext(ctx, `DELETE FROM turns WHERE id = ?`, id)
-	if err != nil {
-		return err
-	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return fmt.Errorf("history id %d: %w", id, ErrNotFound)
-	}
-	return nil
-}
-
 func nullName(n string) any {
 	if n == "" {
 		return nil

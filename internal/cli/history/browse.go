@@ -188,7 +188,11 @@ func (s *storeSource) Delete(ctx context.Context, it tui.Item) error {
 		}
 		return err
 	}
-	return s.st.RemoveTurn(ctx, it.TurnID)
+	n, err := s.st.DeleteTurns(ctx, []int64{it.TurnID})
+	if err == nil && n == 0 {
+		err = fmt.Errorf("history %d no longer exists", it.TurnID)
+	}
+	return err
 }
 
 func (s *storeSource) Resume(ctx context.Context, it tui.Item) (string, error) {

@@ -69,6 +69,19 @@ func beginSession(ctx context.Context, opts *Options, cfg *config.Config) (*sess
 		return sx, true, err
 	}
 	sx.st = st
+	// -c is checked before anything slower (model resolution) so a bad
+	// selector is reported as such.
+	if opts.Continue != "" {
+		ids, err := sess.ResolveTurnIDs(ctx, st, opts.Continue)
+		var hse *sess.HistorySelectorError
+		if errors.As(err, &hse) {
+			return sx, true, cmdutil.UsageError(hse.Hint(), "%s", hse.Error())
+		}
+		if err != nil {
+			return sx, true, cmdutil.WithHint(err, "see `asky history list`")
+		}
+		sx.contIDs = ids
+	}
 	sx.binding = sess.NewBinding(opts.Factory.Getenv, opts.Factory.Getppid())
 	if err := sx.chooseSession(ctx); err != nil {
 		return sx, true, err
@@ -398,22 +411,13 @@ func (sx *sessionTurn) prepare(ctx context.Context, req *turn.Request) error {
 	}
 	summarize := sess.LLMSummarizer(req.Client, modelID(req))
 	var history []llm.Message
-	if sx.opts.Continue != "" {
-		ids, err := sess.ResolveTurnIDs(ctx, sx.st, sx.opts.Continue)
-		var hse *sess.HistorySelectorError
-		if errors.As(err, &hse) {
-			return cmdutil.UsageError(hse.Hint(), "%s", hse.Error())
-		}
-		if err != nil {
-			return cmdutil.WithHint(err, "see `asky history list`")
-		}
-		msgs, err := sess.ContinuationMessages(ctx, sx.st, ids, sx.opts.Summarize, summarize)
+	if len(sx.contIDs) > 0 {
+		msgs, err := sess.ContinuationMessages(ctx, sx.st, sx.contIDs, sx.opts.Summarize, summarize)
 		if err != nil {
 			return err
 		}
 		history = append(history, msgs...)
-		sx.contIDs = ids
-		sx.notice("Loaded context from history " + joinIDs(ids))
+		sx.notice("Loaded context from history " + joinIDs(sx.contIDs))
 	}
 	if s := sx.sess; s != nil {
 		req.SessionID = s.ID

@@ -103,7 +103,10 @@ func (e *HistorySelectorError) Error() string {
 
 // Hint names the accepted forms.
 func (e *HistorySelectorError) Hint() string {
-	return "use a history id (42), ~1 for the most recent turn, a range (10-12) or a comma list; see `asky history list`"
+	if e.TooMany > 0 {
+		return "select fewer turns, e.g. ~1-~5"
+	}
+	return "use " + store.SelectorForms + "; see `asky history list`"
 }
 
 // lazyThreshold is the length above which a turn is summarized for -s.

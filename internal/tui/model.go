@@ -602,6 +602,8 @@ func (m *Model) header() string {
 		info = fmt.Sprintf("search %q: %d", m.resultQuery, len(m.results))
 	case m.loading && len(m.items) == 0:
 		info = "loading…"
+	case m.done && len(m.items) == 1:
+		info = "1 entry"
 	case m.done:
 		info = fmt.Sprintf("%d entries", len(m.items))
 	default:

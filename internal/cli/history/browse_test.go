@@ -2,6 +2,7 @@ package history
 
 import (
 	"context"
+	"errors"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -9,6 +10,8 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 
+	"github.com/askygo/asky/internal/cli/cmdutil"
+	"github.com/askygo/asky/internal/iostreams"
 	"github.com/askygo/asky/internal/session"
 	"github.com/askygo/asky/internal/store"
 	"github.com/askygo/asky/internal/tui"
@@ -110,4 +113,14 @@ func BenchmarkBrowseFirstFrame100k(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N)/1000, "ms/first-frame")
 	b.ReportMetric(float64(worst.Microseconds())/1000, "ms/worst")
+}
+
+func TestBrowseNeedsATerminal(t *testing.T) {
+	ios, _, _, _ := iostreams.Test()
+	opts := &BrowseOptions{IO: ios, Store: func() (*store.Store, error) { t.Fatal("opened the store"); return nil, nil }}
+	err := browseRun(context.Background(), opts)
+	var ce *cmdutil.Error
+	if !errors.As(err, &ce) || ce.Code != cmdutil.ExitUsage || !strings.Contains(ce.Hint, "history search") {
+		t.Fatalf("err %v", err)
+	}
 }

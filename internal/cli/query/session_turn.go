@@ -15,6 +15,7 @@ import (
 	"github.com/askygo/asky/internal/clipboard"
 	"github.com/askygo/asky/internal/config"
 	"github.com/askygo/asky/internal/llm"
+	"github.com/askygo/asky/internal/llm/provider"
 	sess "github.com/askygo/asky/internal/session"
 	"github.com/askygo/asky/internal/store"
 	"github.com/askygo/asky/internal/turn"
@@ -409,7 +410,7 @@ func (sx *sessionTurn) prepare(ctx context.Context, req *turn.Request) error {
 	if sx.st == nil {
 		return nil
 	}
-	summarize := sess.LLMSummarizer(req.Client, modelID(req))
+	summarize := sx.summarizer(req)
 	var history []llm.Message
 	if len(sx.contIDs) > 0 {
 		msgs, err := sess.ContinuationMessages(ctx, sx.st, sx.contIDs, sx.opts.Summarize, summarize)
@@ -504,4 +505,31 @@ func flagWords(o *Options) []string {
 		w = append(w, "-s")
 	}
 	return w
+}
+
+// summarizer returns the Summarizer for compaction and -s: the configured
+// [general] summarization_model when it resolves, else the turn's own
+// model. The summarization client is only built when a summary is needed.
+func (sx *sessionTurn) summarizer(req *turn.Request) sess.Summarizer {
+	fallback := sess.LLMSummarizer(req.Client, modelID(req))
+	alias := sx.cfg.General.SummarizationModel
+	if alias == "" || (req.Model != nil && alias == req.Model.Alias) {
+		return fallback
+	}
+	return func(ctx context.Context, text string, maxChars int) (string, error) {
+		m, err := sx.cfg.ResolveModel(ctx, alias, sx.opts.Factory.Env())
+		if err != nil {
+			return fallback(ctx, text, maxChars)
+		}
+		client, err := provider.New(m, sx.opts.Factory.HTTPClient(), provider.Options{
+			Timeout:     time.Duration(sx.cfg.General.RequestTimeout) * time.Second,
+			IdleTimeout: time.Duration(sx.cfg.General.StreamIdleTimeout) * time.Second,
+			UserAgent:   sx.cfg.General.LLMUserAgent,
+			MaxRetries:  sx.cfg.Limits.MaxRetries,
+		})
+		if err != nil {
+			return fallback(ctx, text, maxChars)
+		}
+		return sess.LLMSummarizer(client, m.ID)(ctx, text, maxChars)
+	}
 }

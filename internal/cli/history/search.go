@@ -35,8 +35,8 @@ func NewCmdSearch(f *cmdutil.Factory, runF func(context.Context, *SearchOptions)
 		Long: heredoc.Doc(`
 			Search every past question and answer, best matches first (BM25; a
 			match in the question counts twice). Words are matched with stemming
-			("baking" finds "bake"), all words must appear, and the last word also
-			matches as a prefix. Punctuation is ignored.
+			("baking" finds "bake") and all words must appear. Punctuation is
+			ignored. On a large history the 1000 most recent matches are ranked.
 		`),
 		Example: heredoc.Doc(`
 			$ asky history search sourdough starter

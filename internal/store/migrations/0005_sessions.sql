@@ -4,8 +4,7 @@
 CREATE VIRTUAL TABLE turns_fts USING fts5(
     query, answer,
     content = 'turns', content_rowid = 'id',
-    tokenize = 'porter unicode61 remove_diacritics 2',
-    prefix = '2 3'
+    tokenize = 'porter unicode61 remove_diacritics 2'
 );
 INSERT INTO turns_fts(turns_fts) VALUES ('rebuild');
 -- A match in the question weighs twice a match in the answer.

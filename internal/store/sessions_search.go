@@ -40,7 +40,7 @@ func FTSQuery(text string) string {
 }
 
 // rankWindow is how many of the most recent matches a search ranks.
-const rankWindow = 1000
+const rankWindow = 250
 
 // SearchTurns ranks turns by BM25 over question and answer; matches in the
 // question weigh twice as much (the rank configured in migration 0005).

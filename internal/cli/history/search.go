@@ -36,7 +36,8 @@ func NewCmdSearch(f *cmdutil.Factory, runF func(context.Context, *SearchOptions)
 			Search every past question and answer, best matches first (BM25; a
 			match in the question counts twice). Words are matched with stemming
 			("baking" finds "bake") and all words must appear. Punctuation is
-			ignored. On a large history the 1000 most recent matches are ranked.
+			ignored. On a large history the 250 most recent matches are ranked, so
+			add words to reach older turns.
 		`),
 		Example: heredoc.Doc(`
 			$ asky history search sourdough starter

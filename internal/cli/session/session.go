@@ -2,10 +2,13 @@
 package session
 
 import (
+	"fmt"
+
 	"github.com/MakeNowJust/heredoc"
 	"github.com/spf13/cobra"
 
 	"github.com/askygo/asky/internal/cli/cmdutil"
+	sess "github.com/askygo/asky/internal/session"
 )
 
 // NewCmdSession builds the session group.
@@ -41,5 +44,22 @@ func NewCmdSession(f *cmdutil.Factory) *cobra.Command {
 		NewCmdCleanResearch(f, nil),
 		NewCmdFromMessage(f, nil),
 	)
-	return cmdutil.StrictGroup(cmd)
+	cmdutil.StrictGroup(cmd)
+	// `asky session` alone also says which session this shell continues.
+	strict := cmd.RunE
+	cmd.RunE = func(c *cobra.Command, args []string) error {
+		if len(args) == 0 {
+			d := newDeps(f)
+			if st, err := d.Store(); err == nil {
+				if s, _ := d.current(c.Context(), st); s != nil {
+					fmt.Fprintf(d.IO.ErrOut, "This shell continues session %s (%d turns).\n\n", sess.Label(s), s.Turns)
+				} else {
+					fmt.Fprintln(d.IO.ErrOut, "This shell is not bound to a session.")
+					fmt.Fprintln(d.IO.ErrOut)
+				}
+			}
+		}
+		return strict(c, args)
+	}
+	return cmd
 }

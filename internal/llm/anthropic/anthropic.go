@@ -282,7 +282,7 @@ func (a *accumulator) apply(e *event) (bool, error) {
 			msg, typ = e.Error.Message, e.Error.Type
 		}
 		kind := llm.KindBadResponse
-		if typ == "overloaded_error" || typ == "api_error" {
+		if typ == "overloaded_error" {
 			kind = llm.KindServer
 		}
 		return false, a.ep.Errorf(kind, a.streamed, "%s", orDefault(msg, typ))

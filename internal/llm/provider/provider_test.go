@@ -4,9 +4,12 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io"
+	"math/rand/v2"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -332,5 +335,105 @@ func TestUnknownType(t *testing.T) {
 	_, err := New(&config.ResolvedModel{Type: "gemini", APIName: "g"}, nil, Options{})
 	if err == nil || !strings.Contains(err.Error(), `"openai" and "anthropic"`) {
 		t.Errorf("err = %v", err)
+	}
+}
+
+// replay serves captured response bytes, cut into pieces at cuts.
+type replay struct {
+	data []byte
+	cuts []int
+}
+
+func (r replay) RoundTrip(req *http.Request) (*http.Response, error) {
+	h := http.Header{"Content-Type": {"text/event-stream"}}
+	return &http.Response{StatusCode: 200, Status: "200 OK", Header: h, Request: req,
+		Body: io.NopCloser(&cutReader{data: r.data, cuts: r.cuts})}, nil
+}
+
+type cutReader struct {
+	data []byte
+	cuts []int
+}
+
+func (c *cutReader) Read(p []byte) (int, error) {
+	if len(c.data) == 0 {
+		return 0, io.EOF
+	}
+	n := len(c.data)
+	if len(c.cuts) > 0 {
+		n, c.cuts = c.cuts[0], c.cuts[1:]
+	}
+	n = min(n, len(p), len(c.data))
+	copy(p, c.data[:n])
+	c.data = c.data[n:]
+	return n, nil
+}
+
+// capture returns the raw bytes the fake server sends for resp.
+func capture(t *testing.T, typ string, resp llmtest.Response) []byte {
+	t.Helper()
+	srv := llmtest.New()
+	defer srv.Close()
+	srv.Enqueue(resp)
+	path := "/chat/completions"
+	if typ == "anthropic" {
+		path = "/messages"
+	}
+	r, err := http.Post(srv.URL()+path, "application/json", strings.NewReader(`{"stream":true,"model":"m"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Body.Close()
+	b, err := io.ReadAll(r.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// TestRechunking: the same stream cut at random byte boundaries (mid-UTF-8,
+// mid-"data:", mid-JSON) gives an identical response or identical error.
+func TestRechunking(t *testing.T) {
+	scripts := []llmtest.Response{
+		{Text: "# Zürich 🇨🇭\n\nA city — «ville».", Reasoning: "thinking about 日本", Pieces: 7},
+		{Text: "Checking.", ToolCalls: []llmtest.ToolCall{{Name: "web_search", Arguments: `{"query":"naïve café"}`},
+			{Name: "fetch_url", Arguments: `{"urls":["https://a.example/ü"]}`}}, Pieces: 5},
+		{Text: "quirky", ToolCalls: []llmtest.ToolCall{{Name: "a", Arguments: `{"x":1}`}, {Name: "b", Arguments: `{"y":2}`}},
+			OmitToolIndex: true, Comments: true, NoDone: true, NoUsage: true},
+		{ToolCalls: []llmtest.ToolCall{{Name: "a", Arguments: `{"x":[1,2]}`}}, ArgsAsObject: true, ReasoningKey: "reasoning", Reasoning: "r"},
+		{Text: "partial answer", TruncateAfter: 4},
+		{Text: "bad frame", MalformedAt: 3},
+		{Text: "error frame", ErrorFrame: "boom"},
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, typ := range protocols {
+		for i, script := range scripts {
+			data := capture(t, typ, script)
+			run := func(cuts []int) (*llm.Response, string) {
+				m := &config.ResolvedModel{Type: typ, BaseURL: "http://fake.invalid/v1"}
+				c, _ := New(m, &http.Client{Transport: replay{data: data, cuts: cuts}}, Options{MaxRetries: -1})
+				resp, err := c.Chat(context.Background(), llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Content: "q"}}}, nil)
+				if err != nil {
+					return nil, err.Error()
+				}
+				return resp, ""
+			}
+			want, wantErr := run(nil)
+			if script.TruncateAfter == 0 && script.MalformedAt == 0 && script.ErrorFrame == "" && wantErr != "" {
+				t.Fatalf("%s script %d: %s", typ, i, wantErr)
+			}
+			for trial := 0; trial < 40; trial++ {
+				var cuts []int
+				for n := 0; n < len(data); {
+					k := 1 + rng.IntN(24)
+					cuts = append(cuts, k)
+					n += k
+				}
+				got, gotErr := run(cuts)
+				if gotErr != wantErr || !reflect.DeepEqual(got, want) {
+					t.Fatalf("%s script %d trial %d: chunking changed the result\nwant %+v %q\ngot  %+v %q", typ, i, trial, want, wantErr, got, gotErr)
+				}
+			}
+		}
 	}
 }

@@ -112,12 +112,12 @@ func ProviderMessage(body []byte) string {
 // clip bounds a provider message and strips control characters so it is
 // safe to print on a terminal.
 func clip(s string) string {
-	s = strings.Map(func(r rune) rune {
+	s = strings.TrimSpace(strings.Map(func(r rune) rune {
 		if r < 0x20 || (r >= 0x7f && r < 0xa0) {
 			return ' '
 		}
 		return r
-	}, strings.TrimSpace(s))
+	}, s))
 	if utf8.RuneCountInString(s) > 300 {
 		s = string([]rune(s)[:300]) + "…"
 	}

@@ -218,7 +218,7 @@ func (a *accumulator) stream(s *wire.Stream) error {
 		ev, err := s.Next(a.streamed)
 		if errors.Is(err, io.EOF) {
 			return a.ep.Errorf(llm.KindTruncated, a.streamed,
-				"the stream ended before message_stop (%d characters of text received); the partial answer was discarded", a.text.Len())
+				"the stream ended before message_stop (%d characters of text received)", a.text.Len())
 		}
 		if err != nil {
 			return err

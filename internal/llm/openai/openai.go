@@ -205,7 +205,7 @@ func (a *accumulator) stream(s *wire.Stream) error {
 	}
 	if !done && a.finish == "" {
 		return a.ep.Errorf(llm.KindTruncated, a.streamed,
-			"the stream ended before the model finished (%d characters of text received); the partial answer was discarded", a.text.Len())
+			"the stream ended before the model finished (%d characters of text received)", a.text.Len())
 	}
 	return nil
 }

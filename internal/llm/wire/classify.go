@@ -166,8 +166,8 @@ func classifyNetError(err error) (llm.Kind, string) {
 		return llm.KindUnreachable, "no route to host"
 	case errors.As(err, &certErr), errors.As(err, &unkAuth), errors.As(err, &hostErr):
 		return llm.KindUnreachable, "TLS certificate problem: " + rootCause(err)
-	case errors.As(err, &recErr):
-		return llm.KindUnreachable, "TLS handshake failed (is base_url http rather than https?)"
+	case errors.As(err, &recErr), strings.Contains(err.Error(), "server gave HTTP response to HTTPS client"):
+		return llm.KindUnreachable, "TLS handshake failed: the server speaks plain HTTP (use http:// in base_url)"
 	case strings.Contains(err.Error(), "tls:"):
 		return llm.KindUnreachable, "TLS handshake failed: " + rootCause(err)
 	}

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/askygo/asky/internal/llm"
 )
 
 func TestRetryAfter(t *testing.T) {
@@ -105,5 +107,15 @@ func TestTraceRedactsKey(t *testing.T) {
 		if !strings.Contains(out, want) {
 			t.Errorf("trace lacks %q:\n%s", want, out)
 		}
+	}
+}
+
+func TestHTTPSToPlainServer(t *testing.T) {
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
+	defer hs.Close()
+	ep := &Endpoint{Name: "openai", BaseURL: strings.Replace(hs.URL, "http://", "https://", 1)}
+	_, err := ep.Post(context.Background(), "/chat/completions", map[string]any{})
+	if llm.KindOf(err) != llm.KindUnreachable || !strings.Contains(err.Error(), "plain HTTP") {
+		t.Errorf("err = %v", err)
 	}
 }

@@ -232,8 +232,8 @@ func (a *accumulator) apply(data []byte) error {
 			msg = "the provider reported an error mid-stream"
 		}
 		kind := llm.KindBadResponse
-		if wire.IsContextOverflow(msg) {
-			kind = llm.KindContextOverflow
+		if !a.streamed || wire.IsContextOverflow(msg) {
+			kind = errorKind(ch.Error, msg)
 		}
 		return a.ep.Errorf(kind, a.streamed, "%s", msg)
 	}
@@ -255,6 +255,34 @@ func (a *accumulator) apply(data []byte) error {
 		}
 	}
 	return nil
+}
+
+// errorKind classifies an error frame that arrived before any output.
+// OpenRouter reports upstream rate limits and outages this way, with an
+// HTTP-like code; they are as retryable as the real statuses.
+func errorKind(raw json.RawMessage, msg string) llm.Kind {
+	var e struct {
+		Code any `json:"code"`
+	}
+	_ = json.Unmarshal(raw, &e)
+	var code float64
+	switch c := e.Code.(type) {
+	case float64:
+		code = c
+	case string:
+		if c == "rate_limit_exceeded" {
+			code = 429
+		}
+	}
+	switch {
+	case wire.IsContextOverflow(msg):
+		return llm.KindContextOverflow
+	case code == 429:
+		return llm.KindRateLimit
+	case code >= 500:
+		return llm.KindServer
+	}
+	return llm.KindBadResponse
 }
 
 func (a *accumulator) delta(d delta) {

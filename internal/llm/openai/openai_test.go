@@ -3,6 +3,7 @@ package openai
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"reflect"
@@ -164,5 +165,27 @@ func TestHTMLPageWith200(t *testing.T) {
 	_, err := New(&wire.Endpoint{BaseURL: hs.URL}).Chat(context.Background(), llm.Request{}, nil)
 	if llm.KindOf(err) != llm.KindBadResponse || strings.Contains(err.Error(), "nginx") {
 		t.Errorf("err = %v", err)
+	}
+}
+
+func TestErrorFrameBeforeOutput(t *testing.T) {
+	cases := []struct {
+		frame string
+		kind  llm.Kind
+	}{
+		{`{"error":{"message":"Rate limit exceeded upstream","code":429}}`, llm.KindRateLimit},
+		{`{"error":{"message":"Provider returned error","code":502}}`, llm.KindServer},
+		{`{"error":{"message":"slow down","code":"rate_limit_exceeded"}}`, llm.KindRateLimit},
+		{`{"error":{"message":"This endpoint's maximum context length is 8192 tokens","code":400}}`, llm.KindContextOverflow},
+		{`{"error":{"message":"weird","code":400}}`, llm.KindBadResponse},
+	}
+	for _, tc := range cases {
+		c, srv := newClient(t)
+		srv.Enqueue(llmtest.Response{Raw: []string{": OPENROUTER PROCESSING\n\n", "data: " + tc.frame + "\n\n"}})
+		_, err := c.Chat(context.Background(), llm.Request{}, nil)
+		var le *llm.Error
+		if !errors.As(err, &le) || le.Kind != tc.kind || le.Streamed {
+			t.Errorf("%s: err = %v", tc.frame, err)
+		}
 	}
 }

@@ -29,7 +29,6 @@ func (e *Endpoint) statusError(resp *http.Response, body []byte) *llm.Error {
 		le = e.Errorf(llm.KindAuth, false, "%s", orDefault(msg, "the API key was rejected"))
 	case code == http.StatusTooManyRequests:
 		le = e.Errorf(llm.KindRateLimit, false, "%s", orDefault(msg, "too many requests"))
-		le.RetryAfter = RetryAfter(resp.Header, time.Now())
 	case code >= 500: // includes Anthropic's 529 "overloaded"
 		le = e.Errorf(llm.KindServer, false, "%s", orDefault(msg, http.StatusText(code)))
 	case (code == 400 || code == 413 || code == 422) && IsContextOverflow(string(body)):
@@ -40,6 +39,8 @@ func (e *Endpoint) statusError(resp *http.Response, body []byte) *llm.Error {
 		le = e.Errorf(llm.KindBadRequest, false, "%s", orDefault(msg, http.StatusText(code)))
 	}
 	le.Status = code
+	// 503s often say when to come back too.
+	le.RetryAfter = RetryAfter(resp.Header, time.Now())
 	return le
 }
 

@@ -48,7 +48,7 @@ func (e *Endpoint) Provider() string { return e.Name + " at " + e.BaseURL }
 
 // Errorf builds a classified error for this endpoint.
 func (e *Endpoint) Errorf(kind llm.Kind, streamed bool, format string, args ...any) *llm.Error {
-	return &llm.Error{Kind: kind, Provider: e.Provider(), Streamed: streamed, Message: e.redact(fmt.Sprintf(format, args...))}
+	return &llm.Error{Kind: kind, Provider: e.redact(e.Provider()), Streamed: streamed, Message: e.redact(fmt.Sprintf(format, args...))}
 }
 
 func (e *Endpoint) redact(s string) string {
@@ -182,16 +182,17 @@ func (s *Stream) Close() {
 
 // arm (re)starts the watchdog: when d passes without data the request is
 // cancelled with cause.
+// A zero d disarms it.
 func (s *Stream) arm(d time.Duration, cause error) {
-	if d <= 0 {
-		return
-	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.timer != nil {
 		s.timer.Stop()
+		s.timer = nil
 	}
-	s.timer = time.AfterFunc(d, func() { s.cancel(cause) })
+	if d > 0 {
+		s.timer = time.AfterFunc(d, func() { s.cancel(cause) })
+	}
 }
 
 // watchReader re-arms the idle watchdog whenever bytes arrive.

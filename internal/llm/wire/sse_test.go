@@ -131,3 +131,28 @@ func FuzzSSEParser(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkSSEParser measures parsing throughput on typical OpenAI frames.
+func BenchmarkSSEParser(b *testing.B) {
+	var buf bytes.Buffer
+	for i := 0; i < 1000; i++ {
+		buf.WriteString(`data: {"id":"chatcmpl-1","object":"chat.completion.chunk","model":"m","choices":[{"index":0,"delta":{"content":"token "},"finish_reason":null}]}` + "\n\n")
+	}
+	data := buf.Bytes()
+	b.SetBytes(int64(len(data)))
+	b.ResetTimer()
+	for b.Loop() {
+		s := NewSSEReader(bytes.NewReader(data))
+		n := 0
+		for {
+			if _, err := s.Next(); err != nil {
+				break
+			}
+			n++
+		}
+		if n != 1000 {
+			b.Fatalf("%d events", n)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/1000, "ns/frame")
+}

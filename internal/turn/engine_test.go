@@ -405,3 +405,22 @@ func TestTruncatedToolCallNotExecuted(t *testing.T) {
 		t.Errorf("saved status %q error %q", st.Status, st.Error)
 	}
 }
+
+// A model that calls a tool although none was offered (lean mode) must not
+// end the turn with a silent empty answer.
+func TestToolCallWithoutToolsIsNotAnEmptyAnswer(t *testing.T) {
+	f := newFixture(t, "openai")
+	f.srv.Enqueue(
+		llmtest.Response{ToolCalls: []llmtest.ToolCall{{Name: "web_search", Arguments: `{"query":"x"}`}}},
+		llmtest.Response{Text: "# Direct\n\nAnswered without tools."},
+	)
+	req := f.request("q")
+	req.Lean = true
+	res, err := f.run(t, context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Answer != "# Direct\n\nAnswered without tools." || len(f.srv.Requests()) != 2 || len(f.search.args) != 0 {
+		t.Errorf("answer %q after %d calls, tool runs %v", res.Answer, len(f.srv.Requests()), f.search.args)
+	}
+}

@@ -149,9 +149,14 @@ func (e *Endpoint) Post(ctx context.Context, path string, body any) (*Stream, er
 // error so the retry wrapper knows whether output was already delivered.
 func (s *Stream) Next(streamed bool) (Event, error) {
 	ev, err := s.sse.Next()
-	if err == nil || errors.Is(err, io.EOF) {
-		return ev, err
+	switch {
+	case err == nil:
+		return ev, nil
+	case errors.Is(err, io.EOF) && s.ctx.Err() == nil:
+		return ev, io.EOF
 	}
+	// An EOF caused by cancellation or the watchdog is reported as such,
+	// not as a truncated stream.
 	return ev, s.transportError(err, streamed)
 }
 

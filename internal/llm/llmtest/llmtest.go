@@ -33,7 +33,23 @@
 //	]
 //
 // The last entry, an empty object, is an empty assistant message. Durations
-// are Go duration strings ("1.5s") or numbers of seconds.
+// are Go duration strings ("1.5s") or numbers of seconds. Unknown fields are
+// errors, so a typo fails the test instead of silently scripting nothing.
+//
+// # Use from testscript
+//
+//	Setup: func(env *testscript.Env) error {
+//		srv := llmtest.New()
+//		env.Defer(srv.Close)
+//		env.Setenv("FAKE_LLM_URL", srv.URL()) // base_url in the script's config.toml
+//		env.Values["llm"] = srv
+//		return nil
+//	},
+//	Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+//		"llm-enqueue": func(ts *testscript.TestScript, neg bool, args []string) {
+//			ts.Check(ts.Value("llm").(*llmtest.Server).EnqueueFile(ts.MkAbs(args[0])))
+//		},
+//	},
 package llmtest
 
 import (

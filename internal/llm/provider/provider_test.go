@@ -462,3 +462,41 @@ func BenchmarkChat(b *testing.B) {
 		})
 	}
 }
+
+// FuzzClientStream feeds arbitrary bytes to both clients as a response
+// body: no panic, the result does not depend on chunking, and a call only
+// succeeds when the stream carried its terminal event.
+func FuzzClientStream(f *testing.F) {
+	f.Add([]byte("data: {\"choices\":[{\"delta\":{\"content\":\"hi\"},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n"), false, uint8(3))
+	f.Add([]byte("data: {\"choices\":[{\"delta\":{\"tool_calls\":[{\"function\":{\"name\":\"a\",\"arguments\":{\"x\":1}}}]}}]}\n\n"), false, uint8(1))
+	f.Add([]byte("event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"usage\":{\"input_tokens\":3}}}\n\nevent: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"text\"}}\n\nevent: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"é\"}}\n\nevent: message_stop\ndata: {\"type\":\"message_stop\"}\n\n"), true, uint8(5))
+	f.Add([]byte("event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":9,\"delta\":{\"type\":\"input_json_delta\",\"partial_json\":\"{\"}}\n\n"), true, uint8(2))
+	f.Fuzz(func(t *testing.T, data []byte, anthropic bool, step uint8) {
+		typ, terminal := "openai", []string{"[DONE]", "finish_reason"}
+		if anthropic {
+			typ, terminal = "anthropic", []string{"message_stop"}
+		}
+		run := func(cut int) (*llm.Response, error) {
+			var cuts []int
+			for n := 0; n < len(data); n += cut {
+				cuts = append(cuts, cut)
+			}
+			c, _ := New(&config.ResolvedModel{Type: typ, BaseURL: "http://fake.invalid"}, &http.Client{Transport: replay{data: data, cuts: cuts}}, Options{MaxRetries: -1})
+			return c.Chat(context.Background(), llm.Request{}, nil)
+		}
+		r1, e1 := run(len(data) + 1)
+		r2, e2 := run(int(step%32) + 1)
+		if !reflect.DeepEqual(r1, r2) || (e1 == nil) != (e2 == nil) || (e1 != nil && e1.Error() != e2.Error()) {
+			t.Fatalf("chunking changed the result: %+v %v / %+v %v", r1, e1, r2, e2)
+		}
+		if e1 == nil {
+			ok := false
+			for _, m := range terminal {
+				ok = ok || bytes.Contains(data, []byte(m))
+			}
+			if !ok {
+				t.Fatalf("success without a terminal event: %+v", r1)
+			}
+		}
+	})
+}

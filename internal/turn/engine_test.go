@@ -424,3 +424,28 @@ func TestToolCallWithoutToolsIsNotAnEmptyAnswer(t *testing.T) {
 		t.Errorf("answer %q after %d calls, tool runs %v", res.Answer, len(f.srv.Requests()), f.search.args)
 	}
 }
+
+// A model stuck in a tool loop, still calling tools when they are gone,
+// ends with the no-final-answer text after a bounded number of calls.
+func TestEndlessToolLoopEnds(t *testing.T) {
+	f := newFixture(t, "anthropic")
+	f.srv.SetDefault(func(llmtest.Request) llmtest.Response {
+		calls := make([]llmtest.ToolCall, 12)
+		for i := range calls {
+			calls[i] = llmtest.ToolCall{Name: "web_search", Arguments: fmt.Sprintf(`{"query":"q%d"}`, i)}
+		}
+		return llmtest.Response{ToolCalls: calls}
+	})
+	req := f.request("loop forever")
+	req.MaxTurns = 3
+	res, err := f.run(t, context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(f.srv.Requests()); n != 5 {
+		t.Errorf("%d model calls, want 3 tool turns + 2 final attempts", n)
+	}
+	if len(f.search.args) != 36 || !strings.HasPrefix(res.Answer, "# No Final Answer") {
+		t.Errorf("%d tool runs, answer %q", len(f.search.args), res.Answer)
+	}
+}

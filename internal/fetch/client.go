@@ -18,6 +18,7 @@ import (
 	"net/url"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"golang.org/x/net/html/charset"
 
@@ -253,7 +254,7 @@ func EffectiveType(header string, body []byte) (string, error) {
 	mt, _, _ := mime.ParseMediaType(header)
 	mt = strings.ToLower(mt)
 	sniffed, _, _ := mime.ParseMediaType(http.DetectContentType(body))
-	binary := !strings.HasPrefix(sniffed, "text/") && !allowedType(sniffed)
+	binary := looksBinary(sniffed, body)
 	switch {
 	case mt == "application/pdf" || sniffed == "application/pdf":
 		return "", &UnsupportedTypeError{MediaType: "application/pdf", Reason: "PDF pages are not read by the web tools yet; download it and use `asky corpus ingest`"}
@@ -261,13 +262,43 @@ func EffectiveType(header string, body []byte) (string, error) {
 		if binary {
 			return "", &UnsupportedTypeError{MediaType: sniffed, Reason: "binary content"}
 		}
+		if !allowedType(sniffed) && !strings.HasPrefix(sniffed, "text/") {
+			return "text/plain", nil
+		}
 		return sniffed, nil
 	case !allowedType(mt):
 		return "", &UnsupportedTypeError{MediaType: mt}
-	case binary && len(body) > 0:
+	case binary:
 		return "", &UnsupportedTypeError{MediaType: mt, Reason: "the body is binary (" + sniffed + ")"}
 	}
 	return mt, nil
+}
+
+// looksBinary reports a known binary signature, or a body whose first KB
+// is mostly control bytes. A stray NUL or invalid sequence in a text page
+// is cleaned later rather than rejected.
+func looksBinary(sniffed string, body []byte) bool {
+	for _, p := range []string{"image/", "audio/", "video/", "font/"} {
+		if strings.HasPrefix(sniffed, p) {
+			return true
+		}
+	}
+	switch sniffed {
+	case "application/zip", "application/x-gzip", "application/x-rar-compressed", "application/wasm",
+		"application/vnd.ms-fontobject", "application/ogg":
+		return true
+	}
+	head := body[:min(len(body), 1024)]
+	if len(head) == 0 {
+		return false
+	}
+	ctl := 0
+	for _, b := range head {
+		if b < 0x20 && b != '\n' && b != '\r' && b != '\t' && b != '\f' && b != 0x1b {
+			ctl++
+		}
+	}
+	return ctl*10 > len(head)
 }
 
 // DecodeText converts body to UTF-8 using the declared or detected charset,
@@ -279,8 +310,13 @@ func DecodeText(body []byte, contentType string) []byte {
 			body = d
 		}
 	}
-	body = bytes.ReplaceAll(body, []byte{0}, nil)
-	return bytes.ToValidUTF8(body, []byte("\uFFFD"))
+	if bytes.IndexByte(body, 0) >= 0 {
+		body = bytes.ReplaceAll(body, []byte{0}, nil)
+	}
+	if !utf8.Valid(body) {
+		body = bytes.ToValidUTF8(body, []byte("\uFFFD"))
+	}
+	return body
 }
 
 // cleanErr turns transport errors into short messages for the model.

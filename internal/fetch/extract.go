@@ -23,7 +23,7 @@ const (
 	// MaxNestingDepth above which readability is skipped (Blink caps at 512).
 	MaxNestingDepth = 256
 	// maxElements above which readability is skipped.
-	maxElements = 60000
+	maxElements = 25000
 	// MaxTitleChars caps page titles.
 	MaxTitleChars = 220
 	// maxPortalLinks caps the link lists of a portal page.
@@ -83,6 +83,7 @@ func ExtractHTML(doc []byte, pageURL *url.URL) (ex *Extracted) {
 	visible := len(visibleText(root))
 	parser := readability.NewParser()
 	parser.MaxElemsToParse = maxElements
+	parser.KeepClasses = true // keeps language-xxx on code blocks
 	art, aerr := parser.ParseDocument(root, pageURL)
 	title := art.Title
 	if title == "" {
@@ -98,8 +99,13 @@ func ExtractHTML(doc []byte, pageURL *url.URL) (ex *Extracted) {
 	if aerr == nil && art.Node != nil {
 		ex.Content = Sanitize(ToMarkdown(art.Node, pageURL))
 	}
+	// A portal (link hub) is a page whose readable part is tiny next to
+	// its visible text (the original's rule), or whose "article" is mostly
+	// link text (readability keeps link lists that trafilatura dropped).
 	extracted := len(strings.TrimSpace(art.TextContent))
-	if visible >= 2000 && float64(extracted)/float64(visible) < 0.15 && len(links) >= 10 {
+	lowYield := visible >= 2000 && float64(extracted)/float64(visible) < 0.15
+	linky := art.Node != nil && extracted >= 1000 && linkDensity(art.Node) > 0.5
+	if (lowYield || linky) && len(links) >= 10 {
 		ex.PageType = PagePortal
 		ex.Content = portalMarkdown(ex.Title, links)
 		return ex
@@ -261,6 +267,32 @@ func visibleText(root *html.Node) string {
 	}
 	walk(root)
 	return tidyLines(b.String())
+}
+
+// linkDensity is the share of n's text that sits inside links.
+func linkDensity(n *html.Node) float64 {
+	var all, inLinks int
+	var walk func(n *html.Node, inA bool)
+	walk = func(n *html.Node, inA bool) {
+		if n.Type == html.TextNode {
+			l := len(strings.TrimSpace(n.Data))
+			all += l
+			if inA {
+				inLinks += l
+			}
+		}
+		if n.Type == html.ElementNode && n.DataAtom == atom.A {
+			inA = true
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			walk(c, inA)
+		}
+	}
+	walk(n, false)
+	if all == 0 {
+		return 0
+	}
+	return float64(inLinks) / float64(all)
 }
 
 func docTitle(root *html.Node) string {

@@ -111,26 +111,29 @@ func Normalize(raw string) (string, error) {
 		return "", fmt.Errorf("URL %q has no host", raw)
 	}
 	if ip, err := parseIP(host); err == nil {
-		host = ip.WithZone("").String()
+		ip = ip.WithZone("").Unmap()
+		host = ip.String()
 		if ip.Is6() {
 			host = "[" + host + "]"
 		}
 	} else {
 		a, err := idna.Lookup.ToASCII(host)
-		if err != nil || a == "" || strings.ContainsAny(a, "/?#@[]\\%: ") {
+		if err != nil || a == "" || strings.ContainsAny(a, "/?#@[]\\%: ") || hasEmptyLabel(a) {
 			return "", fmt.Errorf("invalid host in %q", raw)
 		}
 		host = a
 	}
 	port := u.Port()
-	if (scheme == "http" && port == "80") || (scheme == "https" && port == "443") {
-		port = ""
-	}
 	if port != "" {
 		port = strings.TrimLeft(port, "0")
 		if port == "" {
 			port = "0"
 		}
+	}
+	if (scheme == "http" && port == "80") || (scheme == "https" && port == "443") {
+		port = ""
+	}
+	if port != "" {
 		host += ":" + port
 	}
 	p := cleanPath(u.EscapedPath())
@@ -145,6 +148,15 @@ func Normalize(raw string) (string, error) {
 		return "", fmt.Errorf("invalid URL %q", raw)
 	}
 	return out, nil
+}
+
+func hasEmptyLabel(host string) bool {
+	for _, l := range strings.Split(host, ".") {
+		if l == "" {
+			return true
+		}
+	}
+	return false
 }
 
 // cleanPath removes dot segments and duplicate slashes, keeping a trailing

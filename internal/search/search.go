@@ -8,6 +8,7 @@ package search
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -161,10 +162,11 @@ func defaultStatusMsg(status int, retryAfter string) string {
 	return fmt.Sprintf("HTTP %d %s", status, http.StatusText(status))
 }
 
+// shortErr drops url.Error's "Post \"…\":" prefix; the provider is
+// already named.
 func shortErr(err error) string {
 	var ue *url.Error
-	if e, ok := err.(*url.Error); ok {
-		ue = e
+	if errors.As(err, &ue) {
 		return ue.Err.Error()
 	}
 	return err.Error()

@@ -97,7 +97,9 @@ func TestWebSearchTool(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "searxng") || !strings.Contains(err.Error(), "general.searxng_url") {
 		t.Errorf("provider error: %v", err)
 	}
-	d.Searcher = func() (Searcher, error) { return nil, errors.New("search provider bing: unknown (check general.search_provider)") }
+	d.Searcher = func() (Searcher, error) {
+		return nil, errors.New("search provider bing: unknown (check general.search_provider)")
+	}
 	if _, err := ws.Run(context.Background(), json.RawMessage(`{"q":"x"}`)); err == nil || !strings.Contains(err.Error(), "general.search_provider") {
 		t.Errorf("config error: %v", err)
 	}

@@ -371,6 +371,16 @@ func collectLinks(root *html.Node, pageURL *url.URL) []Link {
 // resolveLink resolves href against base and keeps http(s) targets only
 // (no javascript:, mailto:, data:), without fragments.
 func resolveLink(base *url.URL, href string) string {
+	u := resolveLinkFragment(base, href)
+	if i := strings.IndexByte(u, '#'); i >= 0 {
+		u = u[:i]
+	}
+	return u
+}
+
+// resolveLinkFragment is resolveLink keeping the fragment (markdown links
+// in content point at the exact section).
+func resolveLinkFragment(base *url.URL, href string) string {
 	href = strings.TrimSpace(href)
 	if href == "" || strings.HasPrefix(href, "#") {
 		return ""
@@ -385,7 +395,6 @@ func resolveLink(base *url.URL, href string) string {
 	if u.Scheme != "http" && u.Scheme != "https" || u.Host == "" || u.User != nil {
 		return ""
 	}
-	u.Fragment, u.RawFragment = "", ""
 	return u.String()
 }
 

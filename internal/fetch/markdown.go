@@ -253,7 +253,7 @@ func (c *mdConv) inlineElem(n *html.Node, depth int) string {
 	switch n.DataAtom {
 	case atom.A:
 		t := strings.TrimSpace(collapseInline(inner))
-		href := resolveLink(c.base, attr(n, "href"))
+		href := resolveLinkFragment(c.base, attr(n, "href"))
 		if t == "" {
 			return ""
 		}

@@ -125,6 +125,7 @@ func seedPreloader(deps *tools.WebDeps) turn.Preloader {
 		if res.AllFull && req.Tools != nil {
 			req.Tools.Remove(tools.WebToolNames...)
 			req.Notices = append(req.Notices, tools.SeedNotice())
+			emit(turn.Event{Kind: turn.EventNotice, Text: tools.SeedNotice()})
 			req.ContextInstruction = "The full content of every URL in the question is included above. Answer directly from it and cite those URLs; web tools are not available for this turn."
 		}
 		return nil

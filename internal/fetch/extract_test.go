@@ -199,3 +199,38 @@ func FuzzHTMLExtract(f *testing.F) {
 		}
 	})
 }
+
+func TestFetcherTraps(t *testing.T) {
+	site := newFakeSite(t)
+	f := &Fetcher{Client: testClient(t, func(o *Options) { o.MaxBodyBytes = 512 << 10; o.Timeout = 5 * time.Second })}
+	ctx := context.Background()
+	t0 := time.Now()
+	p, err := f.Get(ctx, site.url("/deep"))
+	if err != nil || !strings.Contains(p.Content, "deep text") {
+		t.Fatalf("deep: %v %+v", err, p)
+	}
+	if d := time.Since(t0); d > 2*time.Second {
+		t.Errorf("deep page took %s", d)
+	}
+	p, err = f.Get(ctx, site.url("/gzip-bomb"))
+	if err != nil || !p.Truncated || !strings.Contains(p.Content, "[truncated") || len(p.Content) > 600<<10 {
+		t.Fatalf("gzip bomb: %v truncated=%v len=%d", err, p != nil && p.Truncated, len(p.Content))
+	}
+	p, err = f.Get(ctx, site.url("/invalid-utf8"))
+	if err != nil || !utf8.ValidString(p.Content) || strings.ContainsAny(p.Content, "\x00\x1b") {
+		t.Fatalf("invalid utf-8: %v %q", err, p.Content)
+	}
+	p, err = f.Get(ctx, site.url("/empty"))
+	if err != nil || p.Content != "" {
+		t.Fatalf("empty: %v %q", err, p.Content)
+	}
+	p, err = f.Get(ctx, site.url("/latin1"))
+	if err != nil || p.Title != "Café" {
+		t.Fatalf("latin1: %v %+v", err, p)
+	}
+	for _, path := range []string{"/404", "/binary", "/loop", "/to-loopback"} {
+		if _, err := f.Get(ctx, site.url(path)); err == nil {
+			t.Errorf("%s: no error", path)
+		}
+	}
+}

@@ -136,3 +136,15 @@ func TestGuardedClientRejectsSchemesAndUserinfo(t *testing.T) {
 		t.Error("redirect to file: followed")
 	}
 }
+
+// With a proxy the dial-time check sees the proxy, so literal internal
+// addresses and localhost names are refused by name before the request.
+func TestProxyModeChecksTargetsByName(t *testing.T) {
+	c := testClient(t, func(o *Options) { o.Proxy = "http://127.0.0.1:1" })
+	for _, u := range []string{"http://127.0.0.1/", "http://localhost/", "http://app.localhost/", "http://[::1]/", "http://169.254.169.254/latest/meta-data"} {
+		_, err := c.Get(context.Background(), u)
+		if err == nil || !strings.Contains(err.Error(), "blocked") {
+			t.Errorf("%s: %v, want blocked", u, err)
+		}
+	}
+}

@@ -28,7 +28,7 @@ func webExtension(ctx context.Context, opts *Options, cfg *config.Config, req *t
 	}
 	pages := &fetch.Fetcher{Client: client, TTL: time.Duration(cfg.Research.CacheTTLHours) * time.Hour, Now: opts.Now}
 	if opts.Store != nil {
-		pages.Cache = &pageCache{open: opts.Store}
+		pages.Cache = &pageCache{open: opts.Store, ttl: pages.TTL}
 	}
 	deps := &tools.WebDeps{
 		Pages:          pages,
@@ -135,11 +135,28 @@ func seedPreloader(deps *tools.WebDeps) turn.Preloader {
 // pageCache adapts the store's web page table to fetch.Cache. The store
 // is opened on first use, so listing tools never touches the database.
 type pageCache struct {
-	open func() (*store.Store, error)
+	open  func() (*store.Store, error)
+	ttl   time.Duration
+	prune sync.Once
+}
+
+// store opens the database and, once per process, drops pages past their
+// TTL (they are never served again).
+func (c *pageCache) store(ctx context.Context) (*store.Store, error) {
+	st, err := c.open()
+	if err != nil {
+		return nil, err
+	}
+	c.prune.Do(func() {
+		if c.ttl > 0 {
+			_, _ = st.PruneWebPages(ctx, c.ttl)
+		}
+	})
+	return st, nil
 }
 
 func (c *pageCache) GetPage(ctx context.Context, key string, maxAge time.Duration) (*fetch.Page, error) {
-	st, err := c.open()
+	st, err := c.store(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -156,7 +173,7 @@ func (c *pageCache) GetPage(ctx context.Context, key string, maxAge time.Duratio
 }
 
 func (c *pageCache) PutPage(ctx context.Context, p *fetch.Page) error {
-	st, err := c.open()
+	st, err := c.store(ctx)
 	if err != nil {
 		return err
 	}

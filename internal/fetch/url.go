@@ -240,13 +240,14 @@ func isUnreservedOrSub(c byte) bool {
 var (
 	explicitURLRe = regexp.MustCompile(`(?i)\bhttps?://[^\s<>"'` + "`" + `]+`)
 	// bareDomainRe matches example.com/path style mentions. The TLD must
-	// be a common one that does not double as a file extension, so
-	// main.go, README.md or app.py are not taken for domains.
+	// be a common one that does not double as a file extension or a
+	// word after a dot, so main.go, README.md, app.py, main.rs,
+	// Makefile.in, Safari.app or user.id are not taken for domains.
 	bareDomainRe = regexp.MustCompile(`(?i)^(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+(` + tldAlternation + `)(?::\d{1,5})?(?:[/?][^\s<>"'` + "`" + `]*)?$`)
 	bareTokenRe  = regexp.MustCompile(`(?i)(?:^|[\s(\[{<"'])((?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,24}(?::\d{1,5})?(?:[/?][^\s<>"'` + "`" + `]*)?)`)
 )
 
-const tldAlternation = `com|org|net|edu|gov|mil|int|io|dev|app|ai|co|uk|de|fr|jp|cn|ru|nl|eu|us|ca|au|in|br|es|it|ch|se|no|fi|dk|be|at|cz|gr|hu|ie|il|kr|mx|nz|pt|ro|sg|tr|tw|ua|za|info|biz|me|tv|xyz|news|blog|tech|site|online|cloud|page|wiki|gg|ly|fm|im|ar|cl|id|vn|th|my|ph|ng|ke|eg|is|lt|lv|ee|sk|si|hr|bg|rs|lu|museum|science|systems|software|social|org\.uk|co\.uk`
+const tldAlternation = `com|org|net|edu|gov|mil|int|io|dev|ai|co|uk|de|fr|jp|cn|ru|nl|eu|us|ca|au|br|es|it|ch|se|fi|dk|be|at|cz|gr|hu|ie|il|kr|mx|nz|pt|ro|sg|tr|tw|ua|za|info|biz|tv|xyz|news|blog|tech|online|cloud|wiki|gg|fm|ar|cl|vn|th|my|ph|ng|ke|eg|lt|lv|ee|sk|si|hr|bg|lu|museum|science|systems|software|social`
 
 // ExtractURLs finds URLs in a prompt: explicit http(s) URLs and bare
 // domains such as example.com/path (returned with https://). Trailing

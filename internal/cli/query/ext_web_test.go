@@ -170,8 +170,14 @@ func TestNoSeedPreloadInResearchMode(t *testing.T) {
 	if _, err := buildTools(context.Background(), opts, cfg, req); err != nil {
 		t.Fatal(err)
 	}
-	if len(req.Preloaders) != 0 {
-		t.Fatal("seed preloader added in research mode")
+	before := len(req.Preloaders)
+	opts.ResearchSet = false
+	req2 := &turn.Request{Query: "read example.com/x"}
+	if _, err := buildTools(context.Background(), opts, cfg, req2); err != nil {
+		t.Fatal(err)
+	}
+	if len(req2.Preloaders) != before+1 {
+		t.Fatalf("seed preloader added in research mode (%d preloaders in research mode, %d in standard mode)", before, len(req2.Preloaders))
 	}
 }
 

@@ -7,7 +7,9 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/BurntSushi/toml"
@@ -41,21 +43,56 @@ type ReadError struct {
 func (e *ReadError) Error() string { return fmt.Sprintf("read %s: %v", e.File, e.Err) }
 func (e *ReadError) Unwrap() error { return e.Err }
 
+// Hint tells the user what to do next.
+func (e *ParseError) Hint() string {
+	return "fix the file and run `asky config doctor`"
+}
+
+// Hint tells the user what to do next.
+func (e *ReadError) Hint() string {
+	return "check the file's permissions (ls -l " + e.File + ")"
+}
+
+// ValueError is a well-formed key holding a value asky cannot use.
+type ValueError struct {
+	File    string
+	Key     string
+	Message string
+}
+
+func (e *ValueError) Error() string { return fmt.Sprintf("%s: %s: %s", e.File, e.Key, e.Message) }
+
+// Hint tells the user what to do next.
+func (e *ValueError) Hint() string {
+	return "fix the value with `asky config set " + e.Key + " VALUE` or edit the file"
+}
+
 // Load reads config.toml and the split files from the config directory,
 // deep-merges them over Defaults() and validates the result. A file that
 // fails to parse is an error: defaults are never silently used instead.
 func Load(getenv func(string) string) (*Config, error) {
+	return loadWith(getenv, nil)
+}
+
+// loadWith is Load with some files' contents replaced (overlay, keyed by
+// path), so that an edit can be checked before it is written.
+func loadWith(getenv func(string) string, overlay map[string][]byte) (*Config, error) {
 	paths := ResolvePaths(getenv)
 	merged := map[string]any{}
 	cfg := Defaults()
+	cfg.origins = map[string]string{}
 	for _, name := range append([]string{MainFile}, SplitFiles...) {
 		file := filepath.Join(paths.ConfigDir, name)
-		raw, err := os.ReadFile(file)
-		if errors.Is(err, fs.ErrNotExist) {
-			continue
-		}
-		if err != nil {
-			return nil, &ReadError{File: file, Err: err}
+		raw, ok := overlay[file]
+		if !ok {
+			var err error
+			raw, err = os.ReadFile(file)
+			if errors.Is(err, fs.ErrNotExist) {
+				continue
+			}
+			if err != nil {
+				return nil, &ReadError{File: file, Err: err}
+			}
 		}
 		tree, diags, err := parseFile(file, raw)
 		if err != nil {
@@ -63,6 +100,7 @@ func Load(getenv func(string) string) (*Config, error) {
 		}
 		cfg.Diagnostics = append(cfg.Diagnostics, diags...)
 		deepMerge(merged, tree)
+		recordOrigins(cfg.origins, nil, tree, file)
 		cfg.Files = append(cfg.Files, file)
 	}
 	if err := decodeInto(cfg, merged); err != nil {
@@ -72,50 +110,192 @@ func Load(getenv func(string) string) (*Config, error) {
 	if v := getenv(cfg.General.DBPathEnvVar); cfg.General.DBPathEnvVar != "" && v != "" {
 		cfg.Paths.DB = expandHome(v, getenv)
 	} else if cfg.General.DBPath != "" {
-		cfg.Paths.DB = expandHome(cfg.General.DBPath, getenv)
+		db := expandHome(cfg.General.DBPath, getenv)
+		if !filepath.IsAbs(db) {
+			db = filepath.Join(paths.ConfigDir, db)
+		}
+		cfg.Paths.DB = db
 	}
 	cfg.normalize()
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
 	return cfg, nil
 }
+
+// recordOrigins notes, for every key and table in tree, the file that
+// defined it last.
+func recordOrigins(origins map[string]string, prefix []string, tree map[string]any, file string) {
+	for k, v := range tree {
+		p := append(append([]string{}, prefix...), k)
+		origins[formatKey(p)] = file
+		if sub, ok := v.(map[string]any); ok {
+			recordOrigins(origins, p, sub, file)
+		}
+	}
+}
+
+// Origin returns the config file that set key (dotted, as in `config get`)
+// last, or "" when the key comes from the defaults.
+func (c *Config) Origin(key string) string {
+	path, err := SplitKey(key)
+	if err != nil {
+		return ""
+	}
+	return c.origins[formatKey(path)]
+}
+
+// validate rejects values that parse but cannot work.
+func (c *Config) validate() error {
+	for _, name := range sortedKeys(c.API) {
+		a := c.API[name]
+		if a.Type != "openai" && a.Type != "anthropic" {
+			key := formatKey([]string{"api", name, "type"})
+			return &ValueError{File: c.origins[key], Key: key, Message: fmt.Sprintf("type must be \"openai\" or \"anthropic\", not %q", a.Type)}
+		}
+	}
+	return nil
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+var bom = []byte("\xef\xbb\xbf")
 
 // parseFile decodes one file into a generic tree and reports unknown keys
 // and literal secrets in group/world-readable files.
 func parseFile(file string, raw []byte) (map[string]any, []Diagnostic, error) {
-	raw = bytes.TrimPrefix(raw, []byte("\xef\xbb\xbf"))
+	raw = bytes.TrimPrefix(raw, bom)
 	tree := map[string]any{}
 	if _, err := toml.Decode(string(raw), &tree); err != nil {
-		var pe toml.ParseError
-		if errors.As(err, &pe) {
-			return nil, nil, &ParseError{File: file, Line: pe.Position.Line, Col: pe.Position.Col, Message: pe.Message}
-		}
-		return nil, nil, &ParseError{File: file, Line: 1, Col: 1, Message: err.Error()}
+		return nil, nil, positioned(file, raw, err)
 	}
-	var diags []Diagnostic
 	probe := Defaults()
 	md, err := toml.Decode(string(raw), probe)
 	if err != nil {
-		return nil, nil, typeError(file, err)
+		return nil, nil, positioned(file, raw, err)
 	}
+	var diags []Diagnostic
+	var reported []toml.Key
 	for _, k := range md.Undecoded() {
-		if isFreeForm(k) {
+		if isFreeForm(k) || underAny(k, reported) {
 			continue
 		}
-		diags = append(diags, Diagnostic{File: file, Key: k.String(), Message: "unknown key (ignored)"})
+		reported = append(reported, k)
+		msg := "unknown key (ignored)"
+		if _, err := schemaType(k); err != nil {
+			var ke *KeyError
+			if errors.As(err, &ke) && ke.Suggestion != "" {
+				msg = fmt.Sprintf("unknown key (ignored; did you mean %q?)", ke.Suggestion)
+			}
+		}
+		diags = append(diags, Diagnostic{File: file, Key: formatKey(k), Message: msg})
 	}
-	if hasLiteralKey(tree) {
+	if key := literalSecret(tree, nil); key != "" {
 		if st, err := os.Stat(file); err == nil && st.Mode().Perm()&0o077 != 0 {
-			diags = append(diags, Diagnostic{File: file, Key: "api_key", Message: fmt.Sprintf("file holds a literal api_key but is readable by others (mode %o); run: chmod 600 %s", st.Mode().Perm(), file)})
+			diags = append(diags, Diagnostic{File: file, Key: key, Message: fmt.Sprintf("literal secret in a file readable by others (mode %04o); run: chmod 600 %s, or use api_key_env / api_key_cmd", st.Mode().Perm(), file)})
 		}
 	}
 	return tree, diags, nil
 }
 
-func typeError(file string, err error) error {
+func underAny(k toml.Key, prefixes []toml.Key) bool {
+	for _, p := range prefixes {
+		if len(k) > len(p) && equalPath(k[:len(p)], p) {
+			return true
+		}
+	}
+	return false
+}
+
+// typeErrRe matches BurntSushi's type errors, which are plain errors that
+// carry only a line number in their text.
+var typeErrRe = regexp.MustCompile(`^toml: line (\d+) \(last key "([^"]*)"\): (.*)$`)
+
+// positioned turns a decode error into a ParseError with file:line:col.
+func positioned(file string, raw []byte, err error) error {
 	var pe toml.ParseError
 	if errors.As(err, &pe) {
-		return &ParseError{File: file, Line: pe.Position.Line, Col: pe.Position.Col, Message: pe.Message}
+		line, col := pe.Position.Line, pe.Position.Col
+		if st := pe.Position.Start; st >= 0 && st < len(raw) {
+			// Recompute from the byte offset: for an error at a newline the
+			// library reports the next line.
+			before := raw[:st]
+			line = bytes.Count(before, []byte("\n")) + 1
+			col = len([]rune(string(before[bytes.LastIndexByte(before, '\n')+1:]))) + 1
+		}
+		if line < 1 {
+			line = 1
+		}
+		if col < 1 {
+			col = 1
+		}
+		msg := pe.Message
+		if pe.LastKey != "" && !strings.Contains(msg, pe.LastKey) {
+			msg = pe.LastKey + ": " + msg
+		}
+		return &ParseError{File: file, Line: line, Col: col, Message: msg}
+	}
+	if m := typeErrRe.FindStringSubmatch(err.Error()); m != nil {
+		line, _ := strconv.Atoi(m[1])
+		return &ParseError{File: file, Line: max(line, 1), Col: valueColumn(raw, line), Message: m[2] + ": " + friendlyType(m[3])}
 	}
 	return &ParseError{File: file, Line: 1, Col: 1, Message: err.Error()}
+}
+
+// valueColumn finds where the value starts on a line (after '='), 1-based.
+func valueColumn(raw []byte, line int) int {
+	lines := strings.Split(string(raw), "\n")
+	if line < 1 || line > len(lines) {
+		return 1
+	}
+	l := lines[line-1]
+	eq := keyEq(l)
+	if eq < 0 {
+		return 1
+	}
+	col := eq + 1
+	for col < len(l) && (l[col] == ' ' || l[col] == '\t') {
+		col++
+	}
+	return len([]rune(l[:col])) + 1
+}
+
+var tomlTypeRe = regexp.MustCompile(`incompatible types: TOML value has type (\S+); destination has type (\S+)`)
+
+func friendlyType(msg string) string {
+	name := func(s string) string {
+		switch {
+		case strings.HasPrefix(s, "int"), s == "integer":
+			return "an integer"
+		case strings.HasPrefix(s, "float"):
+			return "a number"
+		case s == "string":
+			return "a string"
+		case s == "bool", s == "boolean":
+			return "true or false"
+		case s == "slice", strings.HasPrefix(s, "[]"):
+			return "an array"
+		case strings.HasPrefix(s, "map"), s == "struct":
+			return "a table"
+		}
+		return s
+	}
+	if m := tomlTypeRe.FindStringSubmatch(msg); m != nil {
+		return fmt.Sprintf("expected %s, got %s", name(m[2]), name(m[1]))
+	}
+	if strings.HasPrefix(msg, "type mismatch for") {
+		if _, after, ok := strings.Cut(msg, ": "); ok {
+			return after
+		}
+	}
+	return msg
 }
 
 // isFreeForm reports keys under tables whose contents are open-ended.
@@ -149,16 +329,23 @@ func isFreeForm(k toml.Key) bool {
 	return false
 }
 
-func hasLiteralKey(tree map[string]any) bool {
-	apis, _ := tree["api"].(map[string]any)
-	for _, v := range apis {
-		if t, ok := v.(map[string]any); ok {
-			if s, ok := t["api_key"].(string); ok && s != "" {
-				return true
+// literalSecret returns the dotted key of the first literal secret in tree
+// (api_key, password, token …), or "".
+func literalSecret(tree map[string]any, prefix []string) string {
+	for _, k := range sortedKeys(tree) {
+		p := append(append([]string{}, prefix...), k)
+		switch v := tree[k].(type) {
+		case map[string]any:
+			if key := literalSecret(v, p); key != "" {
+				return key
+			}
+		case string:
+			if v != "" && isSecretName(k) {
+				return formatKey(p)
 			}
 		}
 	}
-	return false
+	return ""
 }
 
 // deepMerge merges src into dst: tables merge key by key, other values
@@ -196,6 +383,7 @@ func decodeInto(cfg *Config, tree map[string]any) error {
 // `url`, API types, and aliases sorted for stable output.
 func (c *Config) normalize() {
 	for name, a := range c.API {
+		a.BaseURL = strings.TrimRight(a.BaseURL, "/")
 		if a.BaseURL == "" && a.URL != "" {
 			u := strings.TrimRight(a.URL, "/")
 			switch {

@@ -27,7 +27,7 @@ func home(t *testing.T, files map[string]string, env ...string) (string, func(st
 
 func TestLoadMergesSplitFilesOverConfigToml(t *testing.T) {
 	_, getenv := home(t, map[string]string{
-		"config.toml": "[general]\ndefault_model = \"a\"\nmax_turns = 7\n[models.a]\napi = \"local\"\nid = \"one\"\ncontext_size = 1000\n[api.local]\nbase_url = \"http://x/v1\"\n",
+		"config.toml":  "[general]\ndefault_model = \"a\"\nmax_turns = 7\n[models.a]\napi = \"local\"\nid = \"one\"\ncontext_size = 1000\n[api.local]\nbase_url = \"http://x/v1\"\n",
 		"general.toml": "[general]\nmax_turns = 9\n",
 		"models.toml":  "[models.a]\nid = \"two\"\n[models.b]\napi = \"local\"\n",
 		"xmpp.toml":    "[xmpp]\njid = \"bot@example.org\"\n",

@@ -300,4 +300,3 @@ func firstLocalModel(ctx context.Context, base string) string {
 	}
 	return ids[0]
 }
-

@@ -83,12 +83,12 @@ type API struct {
 type Model struct {
 	API         string         `toml:"api"`
 	ID          string         `toml:"id"`
-	ContextSize int            `toml:"context_size,omitempty"`
-	MaxTurns    int            `toml:"max_turns,omitempty"`
+	ContextSize int            `toml:"context_size,omitzero"`
+	MaxTurns    int            `toml:"max_turns,omitzero"`
 	Parameters  map[string]any `toml:"parameters,omitempty"`
 	// PriceIn and PriceOut are USD per million tokens, used for cost.
-	PriceIn  float64 `toml:"price_in,omitempty"`
-	PriceOut float64 `toml:"price_out,omitempty"`
+	PriceIn  float64 `toml:"price_in,omitzero"`
+	PriceOut float64 `toml:"price_out,omitzero"`
 	// SourceShortlistEnabled mirrors the original's per-model override.
 	SourceShortlistEnabled *bool `toml:"source_shortlist_enabled,omitempty"`
 	ImageSupport           bool  `toml:"image_support,omitempty"`

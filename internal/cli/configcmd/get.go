@@ -37,7 +37,7 @@ func NewCmdGet(f *cmdutil.Factory, runF func(*GetOptions) error) *cobra.Command 
 			$ asky config get models.gpt.context_size
 			$ asky config get api --json
 		`),
-		Args: cobra.ExactArgs(1),
+		Args: exactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.Key = args[0]
 			if runF != nil {

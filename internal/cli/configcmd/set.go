@@ -46,7 +46,7 @@ func NewCmdSet(f *cmdutil.Factory, runF func(*SetOptions) error) *cobra.Command 
 			$ asky config set research.local_document_roots "~/notes, ~/papers"
 			$ asky config set models.gpt.parameters.temperature 0.2
 		`),
-		Args: cobra.ExactArgs(2),
+		Args: exactArgs(2),
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.Key, opts.Value = args[0], args[1]
 			if runF != nil {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/spf13/cobra"
 	"io"
 	"strings"
 
@@ -129,4 +130,14 @@ func aliasList(cfg *config.Config) string {
 // usage is a usage error (exit 2) pointing at the command's help.
 func usage(format string, args ...any) error {
 	return cmdutil.UsageError("see the flags with `asky config model add --help`", format, args...)
+}
+
+// exactArgs is cobra.ExactArgs returning a usage error (exit 2).
+func exactArgs(n int) cobra.PositionalArgs {
+	return func(c *cobra.Command, args []string) error {
+		if len(args) != n {
+			return &cmdutil.FlagError{Err: fmt.Errorf("%s needs %d argument(s), got %d", c.CommandPath(), n, len(args)), Hint: "usage: " + c.UseLine()}
+		}
+		return nil
+	}
 }

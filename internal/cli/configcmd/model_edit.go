@@ -80,6 +80,8 @@ func modelEditRun(ctx context.Context, opts *ModelEditOptions) error {
 		m.set = map[string]bool{}
 	}
 	interactive := opts.IO.CanPrompt()
+	// One prompter per run: it buffers stdin.
+	p := newPrompter(opts.IO)
 	if len(cfg.Models) == 0 {
 		return cmdutil.UsageError("add one with `asky config model add`", "no model aliases are configured")
 	}
@@ -87,7 +89,6 @@ func modelEditRun(ctx context.Context, opts *ModelEditOptions) error {
 		if !interactive {
 			return cmdutil.UsageError("name the alias: `asky config model edit ALIAS`", "missing alias (have: %s)", aliasList(cfg))
 		}
-		p := newPrompter(opts.IO)
 		if m.Alias, err = p.choose("Model to edit", cfg.Aliases(), ""); err != nil {
 			return err
 		}
@@ -99,7 +100,7 @@ func modelEditRun(ctx context.Context, opts *ModelEditOptions) error {
 	given := len(m.set) > 0 && !(len(m.set) == 1 && m.set["alias"])
 	switch {
 	case !given && interactive:
-		if err := askEdit(ctx, opts, cfg, cur); err != nil {
+		if err := askEdit(ctx, p, opts, cfg, cur); err != nil {
 			return err
 		}
 	case !given:
@@ -126,8 +127,7 @@ func modelEditRun(ctx context.Context, opts *ModelEditOptions) error {
 
 // askEdit asks for each field with the current value as the default and
 // marks the fields whose answer differs as given.
-func askEdit(ctx context.Context, opts *ModelEditOptions, cfg *config.Config, cur config.Model) error {
-	p := newPrompter(opts.IO)
+func askEdit(ctx context.Context, p *prompter, opts *ModelEditOptions, cfg *config.Config, cur config.Model) error {
 	m := &opts.Flags
 	api, err := p.ask("Endpoint ("+strings.Join(apiNames(cfg), ", ")+")", cur.API)
 	if err != nil {

@@ -125,6 +125,11 @@ func modelAddRun(ctx context.Context, opts *ModelAddOptions) error {
 		def = ", now the default"
 	}
 	fmt.Fprintf(opts.IO.ErrOut, "✓ Added model %s (%s via %s%s) to %s\n", m.Alias, m.ID, m.API, def, files(written))
+	if after, err := config.Load(opts.Getenv); err == nil {
+		if a, ok := after.APIFor(m.API); ok && a.APIKeyEnv != "" && a.APIKey == "" && a.APIKeyCmd == "" && opts.Getenv(a.APIKeyEnv) == "" {
+			fmt.Fprintf(opts.IO.ErrOut, "warning: %s is not set in this environment; export it before asking\n", a.APIKeyEnv)
+		}
+	}
 	fmt.Fprintf(opts.IO.ErrOut, "  check it with `asky config doctor`; use it with `asky -m %s …`\n", m.Alias)
 	return nil
 }

@@ -32,6 +32,7 @@ func TestModelAddFlags(t *testing.T) {
 	if err := e.run("model", "add", "--alias", "mini", "--api", "openai", "--id", "gpt-4o-mini"); err != nil {
 		t.Fatal(err)
 	}
+	wantContains(t, "stderr", e.errOut.String(), "warning: OPENAI_API_KEY is not set in this environment")
 	cfg := e.cfg(t)
 	r, err := cfg.ResolveModel(context.Background(), "mini", config.Env{Getenv: func(k string) string { return map[string]string{"OPENAI_API_KEY": "k"}[k] }})
 	if err != nil || r.BaseURL != "https://api.openai.com/v1" || cfg.General.DefaultModel != "qwen" {

@@ -171,15 +171,18 @@ func (c *Config) ResolveKey(ctx context.Context, r *ResolvedModel, env Env) erro
 	return nil
 }
 
-// KnownAPIs are endpoints a model may name without an [api] table of its
-// own (`api = "openai"`); an [api.NAME] table with the same name wins.
-var KnownAPIs = map[string]API{
-	"openai":     {Type: "openai", BaseURL: "https://api.openai.com/v1", APIKeyEnv: "OPENAI_API_KEY"},
-	"anthropic":  {Type: "anthropic", BaseURL: "https://api.anthropic.com/v1", APIKeyEnv: "ANTHROPIC_API_KEY"},
-	"openrouter": {Type: "openai", BaseURL: "https://openrouter.ai/api/v1", APIKeyEnv: "OPENROUTER_API_KEY"},
-	"gemini":     {Type: "openai", BaseURL: "https://generativelanguage.googleapis.com/v1beta/openai", APIKeyEnv: "GOOGLE_API_KEY"},
-	"ollama":     {Type: "openai", BaseURL: "http://127.0.0.1:11434/v1"},
-	"lmstudio":   {Type: "openai", BaseURL: "http://127.0.0.1:1234/v1"},
+// KnownAPIs returns the endpoints a model may name without an [api] table
+// of its own (`api = "openai"`); an [api.NAME] table with the same name
+// wins. A fresh map each call, so no caller can change the built-ins.
+func KnownAPIs() map[string]API {
+	return map[string]API{
+		"openai":     {Type: "openai", BaseURL: "https://api.openai.com/v1", APIKeyEnv: "OPENAI_API_KEY"},
+		"anthropic":  {Type: "anthropic", BaseURL: "https://api.anthropic.com/v1", APIKeyEnv: "ANTHROPIC_API_KEY"},
+		"openrouter": {Type: "openai", BaseURL: "https://openrouter.ai/api/v1", APIKeyEnv: "OPENROUTER_API_KEY"},
+		"gemini":     {Type: "openai", BaseURL: "https://generativelanguage.googleapis.com/v1beta/openai", APIKeyEnv: "GOOGLE_API_KEY"},
+		"ollama":     {Type: "openai", BaseURL: "http://127.0.0.1:11434/v1"},
+		"lmstudio":   {Type: "openai", BaseURL: "http://127.0.0.1:1234/v1"},
+	}
 }
 
 // APIFor returns the [api.NAME] table, falling back to KnownAPIs.
@@ -187,7 +190,7 @@ func (c *Config) APIFor(name string) (API, bool) {
 	if a, ok := c.API[name]; ok {
 		return a, true
 	}
-	a, ok := KnownAPIs[name]
+	a, ok := KnownAPIs()[name]
 	return a, ok
 }
 

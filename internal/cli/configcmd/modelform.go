@@ -113,7 +113,7 @@ func (m *modelFlags) changes(cfg *config.Config, all bool) []config.Change {
 	if touchesAPI && !hasTable {
 		// A new table needs a base_url and type even when the flags name
 		// only a key: take them from the built-in endpoint of that name.
-		known := config.KnownAPIs[m.API]
+		known := config.KnownAPIs()[m.API]
 		if m.BaseURL == "" {
 			m.BaseURL = known.BaseURL
 		}
@@ -160,7 +160,7 @@ func apiNames(cfg *config.Config) []string {
 		seen[n] = true
 		out = append(out, n)
 	}
-	for _, n := range sortedNames(config.KnownAPIs) {
+	for _, n := range sortedNames(config.KnownAPIs()) {
 		if !seen[n] {
 			out = append(out, n)
 		}

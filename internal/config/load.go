@@ -40,7 +40,14 @@ type ReadError struct {
 	Err  error
 }
 
-func (e *ReadError) Error() string { return fmt.Sprintf("read %s: %v", e.File, e.Err) }
+func (e *ReadError) Error() string {
+	err := e.Err
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		err = pe.Err // the path is already in the message
+	}
+	return fmt.Sprintf("cannot read config file %s: %v", e.File, err)
+}
 func (e *ReadError) Unwrap() error { return e.Err }
 
 // Hint tells the user what to do next.

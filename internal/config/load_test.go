@@ -134,7 +134,7 @@ func TestLoadUnreadableFile(t *testing.T) {
 		}
 		_, err := Load(getenv)
 		var re *ReadError
-		if !errors.As(err, &re) || re.File != filepath.Join(dir, "config.toml") {
+		if !errors.As(err, &re) || re.File != filepath.Join(dir, "config.toml") || strings.Count(err.Error(), "config.toml") != 1 {
 			t.Fatalf("err = %v", err)
 		}
 		return

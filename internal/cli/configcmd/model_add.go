@@ -143,7 +143,7 @@ func refuseDuplicate(cfg *config.Config, alias string) error {
 
 // askNewModel asks for whatever the flags left open.
 func askNewModel(ctx context.Context, opts *ModelAddOptions, cfg *config.Config) error {
-	p := newPrompter(opts.IO)
+	p := newPrompter(ctx, opts.IO)
 	m := &opts.Flags
 	var err error
 	for m.Alias == "" {

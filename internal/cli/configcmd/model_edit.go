@@ -81,7 +81,7 @@ func modelEditRun(ctx context.Context, opts *ModelEditOptions) error {
 	}
 	interactive := opts.IO.CanPrompt()
 	// One prompter per run: it buffers stdin.
-	p := newPrompter(opts.IO)
+	p := newPrompter(ctx, opts.IO)
 	if len(cfg.Models) == 0 {
 		return cmdutil.UsageError("add one with `asky config model add`", "no model aliases are configured")
 	}

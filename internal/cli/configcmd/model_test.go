@@ -2,8 +2,13 @@ package configcmd
 
 import (
 	"context"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/askygo/asky/internal/config"
 )
@@ -189,4 +194,30 @@ func TestModelEditInteractive(t *testing.T) {
 		t.Errorf("a = %+v", m)
 	}
 	wantContains(t, "prompts", e.errOut.String(), "? Model to edit", "? Endpoint", "[l]", "? Context size in tokens [4000]", "✓ Updated model a")
+}
+
+func TestModelAddInteractiveCtrlC(t *testing.T) {
+	e := newEnv(t, nil)
+	r, w := io.Pipe() // stdin that never answers
+	defer w.Close()
+	e.f.IO.In = r
+	e.f.IO.SetTTY(true, false, true)
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(50*time.Millisecond, cancel)
+	cmd := NewCmdModelAdd(e.f, nil)
+	cmd.SetArgs([]string{})
+	cmd.SilenceErrors, cmd.SilenceUsage = true, true
+	done := make(chan error, 1)
+	go func() { done <- cmd.ExecuteContext(ctx) }()
+	select {
+	case err := <-done:
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("err = %v", err)
+		}
+	case <-time.After(3 * time.Second):
+		t.Fatal("prompt ignored the cancellation")
+	}
+	if _, err := os.Stat(filepath.Join(e.dir, "config.toml")); !errors.Is(err, os.ErrNotExist) {
+		t.Error("config written after Ctrl-C")
+	}
 }

@@ -2,6 +2,7 @@ package configcmd
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -59,12 +60,36 @@ func files(written []config.Written) string {
 // prompter asks questions on stderr and reads answers from stdin, one
 // line each. It is used only when stdin and stderr are terminals.
 type prompter struct {
+	ctx context.Context
 	in  *bufio.Reader
 	out io.Writer
 }
 
-func newPrompter(io *iostreams.IOStreams) *prompter {
-	return &prompter{in: bufio.NewReader(io.In), out: io.ErrOut}
+func newPrompter(ctx context.Context, io *iostreams.IOStreams) *prompter {
+	return &prompter{ctx: ctx, in: bufio.NewReader(io.In), out: io.ErrOut}
+}
+
+type readResult struct {
+	line string
+	err  error
+}
+
+// readLine reads one answer, giving up when the context ends: the CLI
+// catches Ctrl-C as a cancellation, so a blocking read would otherwise
+// ignore it until Enter.
+func (p *prompter) readLine() (string, error) {
+	ch := make(chan readResult, 1)
+	go func() {
+		line, err := p.in.ReadString('\n')
+		ch <- readResult{line, err}
+	}()
+	select {
+	case r := <-ch:
+		return r.line, r.err
+	case <-p.ctx.Done():
+		fmt.Fprintln(p.out)
+		return "", p.ctx.Err()
+	}
 }
 
 // ask prints "label [def]: " and returns the answer, or def when blank.
@@ -74,7 +99,10 @@ func (p *prompter) ask(label, def string) (string, error) {
 	} else {
 		fmt.Fprintf(p.out, "? %s: ", label)
 	}
-	line, err := p.in.ReadString('\n')
+	line, err := p.readLine()
+	if p.ctx.Err() != nil {
+		return "", p.ctx.Err()
+	}
 	if err != nil && (line == "" || !errors.Is(err, io.EOF)) {
 		fmt.Fprintln(p.out)
 		return "", cmdutil.UsageError("answer the questions, or pass the values as flags (see --help)", "input ended before %q was answered", label)

@@ -158,7 +158,11 @@ func askNewModel(ctx context.Context, opts *ModelAddOptions, cfg *config.Config)
 		}
 	}
 	if m.API == "" {
-		if m.API, err = p.choose("Endpoint", apiNames(cfg), apiNames(cfg)[0]); err != nil {
+		def := "openai"
+		if names := sortedNames(cfg.API); len(names) > 0 {
+			def = names[0]
+		}
+		if m.API, err = p.choose("Endpoint (a new name creates one)", apiNames(cfg), def); err != nil {
 			return err
 		}
 	}

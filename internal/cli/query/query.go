@@ -25,6 +25,9 @@ type Options struct {
 	Factory *cmdutil.Factory
 	Now     func() time.Time
 
+	// Help prints the command's help (bare `asky` on a terminal).
+	Help func() error
+
 	Words        []string
 	Model        string
 	Lean         bool
@@ -78,6 +81,7 @@ func NewCmdQuery(f *cmdutil.Factory, runF func(context.Context, *Options) error)
 		Args: cobra.ArbitraryArgs,
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.Words = args
+			opts.Help = c.Help
 			opts.ResearchSet = c.Flags().Changed("research")
 			opts.Research = strings.TrimSpace(opts.Research)
 			opts.ToolOff = tools.ParseToolList(opts.ToolOff)

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -101,9 +102,14 @@ func loadWith(getenv func(string) string, overlay map[string][]byte) (*Config, e
 				return nil, &ReadError{File: file, Err: err}
 			}
 		}
-		tree, diags, err := parseFile(file, raw)
+		tree, diags, aliases, err := parseFile(file, raw)
 		if err != nil {
 			return nil, err
+		}
+		for _, a := range aliases {
+			if !slices.Contains(cfg.modelOrder, a) {
+				cfg.modelOrder = append(cfg.modelOrder, a)
+			}
 		}
 		cfg.Diagnostics = append(cfg.Diagnostics, diags...)
 		deepMerge(merged, tree)
@@ -177,16 +183,23 @@ var bom = []byte("\xef\xbb\xbf")
 
 // parseFile decodes one file into a generic tree and reports unknown keys
 // and literal secrets in group/world-readable files.
-func parseFile(file string, raw []byte) (map[string]any, []Diagnostic, error) {
+// It also returns the model aliases in the order the file defines them.
+func parseFile(file string, raw []byte) (map[string]any, []Diagnostic, []string, error) {
 	raw = bytes.TrimPrefix(raw, bom)
 	tree := map[string]any{}
 	if _, err := toml.Decode(string(raw), &tree); err != nil {
-		return nil, nil, positioned(file, raw, err)
+		return nil, nil, nil, positioned(file, raw, err)
 	}
 	probe := Defaults()
 	md, err := toml.Decode(string(raw), probe)
 	if err != nil {
-		return nil, nil, positioned(file, raw, err)
+		return nil, nil, nil, positioned(file, raw, err)
+	}
+	var aliases []string
+	for _, k := range md.Keys() {
+		if len(k) == 2 && k[0] == "models" && !slices.Contains(aliases, k[1]) {
+			aliases = append(aliases, k[1])
+		}
 	}
 	var diags []Diagnostic
 	var reported []toml.Key
@@ -209,7 +222,7 @@ func parseFile(file string, raw []byte) (map[string]any, []Diagnostic, error) {
 			diags = append(diags, Diagnostic{File: file, Key: key, Message: fmt.Sprintf("literal secret in a file readable by others (mode %04o); run: chmod 600 %s, or use api_key_env / api_key_cmd", st.Mode().Perm(), file)})
 		}
 	}
-	return tree, diags, nil
+	return tree, diags, aliases, nil
 }
 
 func underAny(k toml.Key, prefixes []toml.Key) bool {

@@ -90,13 +90,19 @@ func SystemProbe(ctx context.Context, baseURL string) bool {
 }
 
 // DefaultAlias picks the alias used when -m is not given: $ASKY_MODEL, then
-// general.default_model, then the first alias in sorted order.
+// general.default_model, then the first alias defined in the files (in
+// merge order, as the original did), else the first in sorted order.
 func (c *Config) DefaultAlias(getenv func(string) string) string {
 	if v := getenv("ASKY_MODEL"); v != "" {
 		return v
 	}
 	if c.General.DefaultModel != "" {
 		return c.General.DefaultModel
+	}
+	for _, a := range c.modelOrder {
+		if _, ok := c.Models[a]; ok {
+			return a
+		}
 	}
 	if a := c.Aliases(); len(a) > 0 {
 		return a[0]

@@ -46,7 +46,7 @@ func TestResolveModel(t *testing.T) {
 		wantKey  string
 		wantErr  string
 	}{
-		{"first alias sorted", "", []string{"CLOUD_KEY", "k1"}, "", "model-a", "env CLOUD_KEY", "k1", ""},
+		{"first alias in file order", "", nil, "", "model-b", "none", "", ""},
 		{"general.default_model", "b", nil, "", "model-b", "none", "", ""},
 		{"ASKY_MODEL beats default_model", "b", []string{"ASKY_MODEL", "a", "CLOUD_KEY", "k2"}, "", "model-a", "env CLOUD_KEY", "k2", ""},
 		{"explicit alias beats ASKY_MODEL", "", []string{"ASKY_MODEL", "a"}, "b", "model-b", "none", "", ""},

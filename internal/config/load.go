@@ -86,9 +86,7 @@ func Load(getenv func(string) string) (*Config, error) {
 // path), so that an edit can be checked before it is written.
 func loadWith(getenv func(string) string, overlay map[string][]byte) (*Config, error) {
 	paths := ResolvePaths(getenv)
-	merged := map[string]any{}
-	cfg := Defaults()
-	cfg.origins = map[string]string{}
+	var files []*parsed
 	for _, name := range append([]string{MainFile}, SplitFiles...) {
 		file := filepath.Join(paths.ConfigDir, name)
 		raw, ok := overlay[file]
@@ -102,22 +100,48 @@ func loadWith(getenv func(string) string, overlay map[string][]byte) (*Config, e
 				return nil, &ReadError{File: file, Err: err}
 			}
 		}
-		tree, diags, aliases, err := parseFile(file, raw)
+		p, err := parseFile(file, raw)
 		if err != nil {
 			return nil, err
 		}
-		for _, a := range aliases {
-			if !slices.Contains(cfg.modelOrder, a) {
-				cfg.modelOrder = append(cfg.modelOrder, a)
+		files = append(files, p)
+	}
+	var cfg *Config
+	switch len(files) {
+	case 0:
+		cfg = Defaults()
+	case 1:
+		// The common case: the file was already decoded over the defaults.
+		cfg = files[0].probe
+	default:
+		// Several files: merge their trees table by table, then decode the
+		// result once over the defaults.
+		merged := map[string]any{}
+		for _, p := range files {
+			tree, err := p.tree()
+			if err != nil {
+				return nil, err
+			}
+			deepMerge(merged, tree)
+		}
+		cfg = Defaults()
+		if err := decodeInto(cfg, merged); err != nil {
+			return nil, err
+		}
+	}
+	cfg.origins = map[string]string{}
+	for _, p := range files {
+		for _, k := range p.keys {
+			// Implicit parent tables ([models] of [models.a]) count too.
+			for i := 1; i <= len(k); i++ {
+				cfg.origins[formatKey(k[:i])] = p.file
+			}
+			if len(k) == 2 && k[0] == "models" && !slices.Contains(cfg.modelOrder, k[1]) {
+				cfg.modelOrder = append(cfg.modelOrder, k[1])
 			}
 		}
-		cfg.Diagnostics = append(cfg.Diagnostics, diags...)
-		deepMerge(merged, tree)
-		recordOrigins(cfg.origins, nil, tree, file)
-		cfg.Files = append(cfg.Files, file)
-	}
-	if err := decodeInto(cfg, merged); err != nil {
-		return nil, err
+		cfg.Diagnostics = append(cfg.Diagnostics, p.diags...)
+		cfg.Files = append(cfg.Files, p.file)
 	}
 	cfg.Paths = paths
 	if v := getenv(cfg.General.DBPathEnvVar); cfg.General.DBPathEnvVar != "" && v != "" {
@@ -134,18 +158,6 @@ func loadWith(getenv func(string) string, overlay map[string][]byte) (*Config, e
 		return nil, err
 	}
 	return cfg, nil
-}
-
-// recordOrigins notes, for every key and table in tree, the file that
-// defined it last.
-func recordOrigins(origins map[string]string, prefix []string, tree map[string]any, file string) {
-	for k, v := range tree {
-		p := append(append([]string{}, prefix...), k)
-		origins[formatKey(p)] = file
-		if sub, ok := v.(map[string]any); ok {
-			recordOrigins(origins, p, sub, file)
-		}
-	}
 }
 
 // Origin returns the config file that set key (dotted, as in `config get`)
@@ -181,27 +193,35 @@ func sortedKeys[V any](m map[string]V) []string {
 
 var bom = []byte("\xef\xbb\xbf")
 
-// parseFile decodes one file into a generic tree and reports unknown keys
-// and literal secrets in group/world-readable files.
-// It also returns the model aliases in the order the file defines them.
-func parseFile(file string, raw []byte) (map[string]any, []Diagnostic, []string, error) {
-	raw = bytes.TrimPrefix(raw, bom)
+// parsed is one config file decoded over the defaults.
+type parsed struct {
+	file  string
+	raw   []byte // without a BOM
+	probe *Config
+	// keys are every key and table the file defines, in file order.
+	keys  []toml.Key
+	diags []Diagnostic
+}
+
+// tree parses the file into nested maps, for merging with other files.
+func (p *parsed) tree() (map[string]any, error) {
 	tree := map[string]any{}
-	if _, err := toml.Decode(string(raw), &tree); err != nil {
-		return nil, nil, nil, positioned(file, raw, err)
+	if _, err := toml.Decode(string(p.raw), &tree); err != nil {
+		return nil, positioned(p.file, p.raw, err)
 	}
-	probe := Defaults()
-	md, err := toml.Decode(string(raw), probe)
+	return tree, nil
+}
+
+// parseFile decodes one file over the defaults, which checks syntax and
+// types in one pass, and reports unknown keys and literal secrets in
+// group/world-readable files.
+func parseFile(file string, raw []byte) (*parsed, error) {
+	p := &parsed{file: file, raw: bytes.TrimPrefix(raw, bom), probe: Defaults()}
+	md, err := toml.Decode(string(p.raw), p.probe)
 	if err != nil {
-		return nil, nil, nil, positioned(file, raw, err)
+		return nil, positioned(file, p.raw, err)
 	}
-	var aliases []string
-	for _, k := range md.Keys() {
-		if len(k) == 2 && k[0] == "models" && !slices.Contains(aliases, k[1]) {
-			aliases = append(aliases, k[1])
-		}
-	}
-	var diags []Diagnostic
+	p.keys = md.Keys()
 	var reported []toml.Key
 	for _, k := range md.Undecoded() {
 		if isFreeForm(k) || underAny(k, reported) {
@@ -215,14 +235,21 @@ func parseFile(file string, raw []byte) (map[string]any, []Diagnostic, []string,
 				msg = fmt.Sprintf("unknown key (ignored; did you mean %q?)", ke.Suggestion)
 			}
 		}
-		diags = append(diags, Diagnostic{File: file, Key: formatKey(k), Message: msg})
+		p.diags = append(p.diags, Diagnostic{File: file, Key: formatKey(k), Message: msg})
 	}
-	if key := literalSecret(tree, nil); key != "" {
-		if st, err := os.Stat(file); err == nil && st.Mode().Perm()&0o077 != 0 {
-			diags = append(diags, Diagnostic{File: file, Key: key, Message: fmt.Sprintf("literal secret in a file readable by others (mode %04o); run: chmod 600 %s, or use api_key_env / api_key_cmd", st.Mode().Perm(), file)})
+	// Only a file with a secret-looking key needs its values looked at.
+	if slices.ContainsFunc(p.keys, func(k toml.Key) bool { return isSecretName(k[len(k)-1]) }) {
+		tree, err := p.tree()
+		if err != nil {
+			return nil, err
+		}
+		if key := literalSecret(tree, nil); key != "" {
+			if st, err := os.Stat(file); err == nil && st.Mode().Perm()&0o077 != 0 {
+				p.diags = append(p.diags, Diagnostic{File: file, Key: key, Message: fmt.Sprintf("literal secret in a file readable by others (mode %04o); run: chmod 600 %s, or use api_key_env / api_key_cmd", st.Mode().Perm(), file)})
+			}
 		}
 	}
-	return tree, diags, aliases, nil
+	return p, nil
 }
 
 func underAny(k toml.Key, prefixes []toml.Key) bool {

@@ -10,7 +10,7 @@ import (
 
 // home makes a temp ASKY_HOME holding files (name → content, mode 0600)
 // and returns a getenv bound to it plus extra variables.
-func home(t *testing.T, files map[string]string, env ...string) (string, func(string) string) {
+func home(t testing.TB, files map[string]string, env ...string) (string, func(string) string) {
 	t.Helper()
 	dir := t.TempDir()
 	for name, body := range files {

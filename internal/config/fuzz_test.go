@@ -79,6 +79,16 @@ func FuzzConfigLoad(f *testing.F) {
 		if err != nil {
 			t.Fatalf("show: %v", err)
 		}
+		// Differential: the same content in two files goes through the
+		// merge path (trees merged, re-encoded, decoded) and must give the
+		// same configuration as the single-file path.
+		split, err := loadWith(getenv, map[string][]byte{file: raw, filepath.Join(dir, "general.toml"): raw})
+		if err != nil {
+			t.Fatalf("merge path rejects what the single-file path accepts: %v", err)
+		}
+		if shownSplit, err := split.EncodeTOML(); err != nil || !bytes.Equal(shown, shownSplit) {
+			t.Fatalf("merge path differs (%v):\n%s\n---\n%s", err, shown, shownSplit)
+		}
 		cfg2, err := loadWith(getenv, map[string][]byte{file: shown})
 		if err != nil {
 			t.Fatalf("show output does not load: %v\n%s", err, shown)

@@ -72,7 +72,7 @@ func (e *ValueError) Error() string { return fmt.Sprintf("%s: %s: %s", e.File, e
 
 // Hint tells the user what to do next.
 func (e *ValueError) Hint() string {
-	return "fix the value with `asky config set " + e.Key + " VALUE` or edit the file"
+	return "fix it in " + e.File + ", then run `asky config doctor`"
 }
 
 // Load reads config.toml and the split files from the config directory,
@@ -222,6 +222,11 @@ func parseFile(file string, raw []byte) (*parsed, error) {
 		return nil, positioned(file, p.raw, err)
 	}
 	p.keys = md.Keys()
+	for _, k := range p.keys {
+		if fixed, bad := caseMismatch(k); bad {
+			return nil, &ValueError{File: file, Key: formatKey(k), Message: "key names are case-sensitive; write " + fixed}
+		}
+	}
 	var reported []toml.Key
 	for _, k := range md.Undecoded() {
 		if isFreeForm(k) || underAny(k, reported) {

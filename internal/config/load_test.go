@@ -125,6 +125,22 @@ func TestLoadInvalidAPIType(t *testing.T) {
 	}
 }
 
+func TestLoadKeyCase(t *testing.T) {
+	for _, body := range []string{"[general]\nMax_Turns = 3\n", "[General]\nmax_turns = 3\n", "[models.GPT]\nAPI = \"x\"\n"} {
+		dir, getenv := home(t, map[string]string{"config.toml": body})
+		_, err := Load(getenv)
+		var ve *ValueError
+		if !errors.As(err, &ve) || ve.File != filepath.Join(dir, "config.toml") || !strings.Contains(err.Error(), "key names are case-sensitive; write ") {
+			t.Errorf("%q: err = %v", body, err)
+		}
+	}
+	// Alias names are the user's: any case is fine.
+	_, getenv := home(t, map[string]string{"config.toml": "[models.GPT]\napi = \"x\"\n"})
+	if cfg, err := Load(getenv); err != nil || cfg.Models["GPT"].API != "x" {
+		t.Errorf("alias case: %v", err)
+	}
+}
+
 func TestLoadUnreadableFile(t *testing.T) {
 	if os.Geteuid() == 0 {
 		// root reads any file; a directory in its place is unreadable as a file for everyone.

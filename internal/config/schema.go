@@ -147,3 +147,41 @@ func SplitKey(key string) ([]string, error) {
 	}
 	return path, nil
 }
+
+// caseMismatch reports a key that names a known field with different
+// letter case (Max_Turns). The TOML decoder matches struct fields
+// case-insensitively, so such a key would silently take effect, and two
+// spellings of one key would race; the original asky ignored them. The
+// corrected key is returned.
+func caseMismatch(path []string) (string, bool) {
+	t := configType
+	fixed := append([]string{}, path...)
+	bad := false
+	for i, seg := range path {
+		for t.Kind() == reflect.Pointer {
+			t = t.Elem()
+		}
+		switch t.Kind() {
+		case reflect.Struct:
+			if f, ok := fieldByTag(t, seg); ok {
+				t = f.Type
+				continue
+			}
+			for j := range t.NumField() {
+				f := t.Field(j)
+				if n := tagName(f); n != "" && strings.EqualFold(n, seg) {
+					fixed[i], t, bad = n, f.Type, true
+					break
+				}
+			}
+			if fixed[i] == seg {
+				return "", false // unknown: reported as such elsewhere
+			}
+		case reflect.Map:
+			t = t.Elem()
+		default:
+			return formatKey(fixed), bad
+		}
+	}
+	return formatKey(fixed), bad
+}

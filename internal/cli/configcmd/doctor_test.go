@@ -123,7 +123,7 @@ func TestDoctorFailures(t *testing.T) {
 		{"tavily without key", map[string]string{"config.toml": "[general]\nsearch_provider = \"tavily\"\n"}, nil, []string{"✗ search    tavily selected but TAVILY_API_KEY is not set"}, true},
 		{"tavily with key", map[string]string{"config.toml": "[general]\nsearch_provider = \"tavily\"\n" + modelConfig("openai", good.URL+"/v1", "m-small")}, []string{"TAVILY_API_KEY", "t", "P_KEY", "right"}, []string{"✓ search    tavily (https://api.tavily.com/search; key from env TAVILY_API_KEY)"}, false},
 		{"unknown provider", map[string]string{"config.toml": "[general]\nsearch_provider = \"bing\"\n"}, nil, []string{`✗ search    unknown general.search_provider "bing"`}, true},
-		{"not a database", map[string]string{"asky.db": "this is not sqlite, just text that is long enough to have a header........................................"}, nil, []string{"✗ database  ", "asky.db", "hint: move it aside"}, true},
+		{"not a database", map[string]string{"asky.db": "this is not sqlite, just text that is long enough to have a header........................................"}, nil, []string{"✗ database  ", "asky.db", "move it aside"}, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -272,6 +272,29 @@ func equalPath(a, b []string) bool {
 	return true
 }
 
+// insertInTable inserts `rest = lit` after the last key of the [table]
+// section, reporting false when there is no such header.
+func insertInTable(lines []string, stmts []stmt, table, rest []string, lit string) ([]string, bool) {
+	for i, s := range stmts {
+		if s.kind != stmtTable || !equalPath(s.path, table) {
+			continue
+		}
+		at := s.end
+		for _, n := range stmts[i+1:] {
+			if n.kind == stmtTable || n.kind == stmtArrayTable {
+				break
+			}
+			if n.kind == stmtKeyVal || strings.TrimSpace(lines[n.start]) != "" && !strings.HasPrefix(strings.TrimSpace(lines[n.start]), "#") {
+				at = n.end
+			}
+		}
+		out := append([]string{}, lines[:at+1]...)
+		out = append(out, formatKey(rest)+" = "+lit)
+		return append(out, lines[at+1:]...), true
+	}
+	return nil, false
+}
+
 // editTOML returns src with the key at path set to the TOML literal lit:
 // the value is replaced in place when the key exists, inserted at the end
 // of its table when the table exists, else a new table is appended.
@@ -305,24 +328,17 @@ func editTOML(src []byte, path []string, lit string) []byte {
 		}
 	}
 	// 2. The parent table exists as a [header]: insert after its last key.
+	// 2b. Else a deeper-than-top-level ancestor does ([models.a] for
+	//     models.a.parameters.temperature): insert a dotted key there, so a
+	//     model's settings stay together.
 	parent, leaf := path[:len(path)-1], path[len(path)-1:]
-	for i, s := range stmts {
-		if s.kind != stmtTable || !equalPath(s.path, parent) {
-			continue
+	for cut := len(parent); cut >= 1; cut-- {
+		if cut < len(parent) && cut < 2 {
+			break // a top-level table like [models] gets a new [models.x] instead
 		}
-		at := s.end
-		for _, n := range stmts[i+1:] {
-			if n.kind == stmtTable || n.kind == stmtArrayTable {
-				break
-			}
-			if n.kind == stmtKeyVal || strings.TrimSpace(lines[n.start]) != "" && !strings.HasPrefix(strings.TrimSpace(lines[n.start]), "#") {
-				at = n.end
-			}
+		if out, ok := insertInTable(lines, stmts, path[:cut], path[cut:], lit); ok {
+			return join(out)
 		}
-		out := append([]string{}, lines[:at+1]...)
-		out = append(out, formatKey(leaf)+" = "+lit)
-		out = append(out, lines[at+1:]...)
-		return join(out)
 	}
 	// 3. Append a new table.
 	out := append([]string{}, lines...)

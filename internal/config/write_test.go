@@ -23,6 +23,8 @@ func TestEditTOML(t *testing.T) {
 		{"multi-line value replaced", "[research]\nlocal_document_roots = [\n  \"/a\", # first\n  \"/b\",\n]\nchunk_size = 1\n", "research.local_document_roots", `["/c"]`, "[research]\nlocal_document_roots = [\"/c\"]\nchunk_size = 1\n"},
 		{"hash inside string", "[general]\nuser_agent = \"a#b\" # c\n", "general.user_agent", `"z"`, "[general]\nuser_agent = \"z\" # c\n"},
 		{"multi-line string before", "[prompts]\nsystem_prefix = \"\"\"\n[general]\nmax_turns = 1\n\"\"\"\n[general]\nmax_turns = 2\n", "general.max_turns", "5", "[prompts]\nsystem_prefix = \"\"\"\n[general]\nmax_turns = 1\n\"\"\"\n[general]\nmax_turns = 5\n"},
+		{"dotted key in the model's table", "[models.a]\nid = \"x\"\n\n[general]\n", "models.a.parameters.temperature", "0.2", "[models.a]\nid = \"x\"\nparameters.temperature = 0.2\n\n[general]\n"},
+		{"new alias under [models] gets its own table", "[models]\n[models.a]\nid = \"x\"\n", "models.b.id", `"y"`, "[models]\n[models.a]\nid = \"x\"\n\n[models.b]\nid = \"y\"\n"},
 		{"crlf kept", "[general]\r\nmax_turns = 3\r\n", "general.max_turns", "4", "[general]\r\nmax_turns = 4\r\n"},
 	}
 	for _, tt := range tests {

@@ -15,8 +15,9 @@ import (
 
 // SetOptions are the inputs of `config set`.
 type SetOptions struct {
-	IO     *iostreams.IOStreams
-	Config func() (*config.Config, error)
+	IO *iostreams.IOStreams
+	// Getenv locates the config; set reloads it itself, so that it edits
+	// what is on disk now.
 	Getenv func(string) string
 	Key    string
 	Value  string
@@ -24,7 +25,7 @@ type SetOptions struct {
 
 // NewCmdSet builds `config set`; runF replaces the run function in tests.
 func NewCmdSet(f *cmdutil.Factory, runF func(*SetOptions) error) *cobra.Command {
-	opts := &SetOptions{IO: f.IO, Config: f.Config, Getenv: f.Getenv}
+	opts := &SetOptions{IO: f.IO, Getenv: f.Getenv}
 	cmd := &cobra.Command{
 		Use:   "set <key> <value>",
 		Short: "Set one configuration value in config.toml",

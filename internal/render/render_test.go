@@ -8,11 +8,11 @@ import (
 
 func TestSanitize(t *testing.T) {
 	cases := map[string]string{
-		"plain\ttext\n":                    "plain\ttext\n",
+		"plain\ttext\n":                   "plain\ttext\n",
 		"evil\x1b]52;c;ZXZpbA==\x07 clip": "evil]52;c;ZXZpbA== clip",
-		"bidi \u202eabc":                   "bidi abc",
-		"c1 \u009b31m":                     "c1 31m",
-		"héllo 世界":                         "héllo 世界",
+		"bidi \u202eabc":                  "bidi abc",
+		"c1 \u009b31m":                    "c1 31m",
+		"héllo 世界":                        "héllo 世界",
 	}
 	for in, want := range cases {
 		if got := Sanitize(in); got != want {

@@ -15,7 +15,10 @@ import (
 type extension func(ctx context.Context, opts *Options, cfg *config.Config, req *turn.Request, reg *tools.Registry) error
 
 // extensions is the ordered list of capabilities composed into a query.
-var extensions = []extension{memoryExtension}
+var extensions = []extension{
+	memoryExtension,
+	webExtension,
+}
 
 // buildTools composes the tool registry (and preloaders on req) from every
 // extension, then applies -off.

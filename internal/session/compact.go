@@ -108,7 +108,11 @@ func (c *Compactor) Maybe(ctx context.Context, sess *store.Session, contextSize 
 		return "", err
 	}
 	sess.CompactedSummary, sess.CompactedThrough = summary, through
-	return fmt.Sprintf("session context compacted: %d earlier turns summarized (still in history)", len(old)), nil
+	noun := "turns"
+	if len(old) == 1 {
+		noun = "turn"
+	}
+	return fmt.Sprintf("session context compacted: %d earlier %s summarized (still in history)", len(old), noun), nil
 }
 
 // orClip returns sum when set, else text cut to n characters on a rune

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"net/http"
+	"net/http/httptest"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -54,7 +56,36 @@ func setupScript(env *testscript.Env) error {
 	env.Setenv("HOME", home)
 	env.Setenv("FAKE_LLM_URL", srv.URL())
 	env.Setenv("ASKY_NO_DETECT", "1")
+	site := newFakeSite()
+	env.Defer(site.Close)
+	env.Setenv("FAKE_SITE_URL", site.URL)
 	return nil
+}
+
+// newFakeSite serves a SearXNG-compatible search endpoint and two article
+// pages, so scripts can drive the web tools end to end on loopback.
+func newFakeSite() *httptest.Server {
+	mux := http.NewServeMux()
+	var srv *httptest.Server
+	mux.HandleFunc("/search", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprintf(w, `{"query":%q,"results":[
+			{"url":"%s/go126","title":"Go 1.26 Release Notes","content":"Go 1.26 brings green tea GC by default.","engine":"fake"},
+			{"url":"%s/other","title":"Other page","content":"Unrelated.","engine":"fake"}]}`,
+			r.URL.Query().Get("q"), srv.URL, srv.URL)
+	})
+	mux.HandleFunc("/go126", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprint(w, `<!doctype html><html><head><title>Go 1.26 Release Notes</title></head><body><article>
+			<h1>Go 1.26 Release Notes</h1>
+			<p>The Green Tea garbage collector, previously experimental, is now enabled by default in Go 1.26.
+			It improves the performance of programs that allocate many small objects by scanning memory in spans.</p>
+			<h2>Language changes</h2>
+			<p>The built-in new function now accepts an expression as its operand, so new(42) allocates an int.</p>
+			</article></body></html>`)
+	})
+	srv = httptest.NewServer(mux)
+	return srv
 }
 
 func server(ts *testscript.TestScript) *llmtest.Server {
@@ -70,6 +101,8 @@ func cmdFakeLLM(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	cfg := fmt.Sprintf(`[general]
 default_model = %q
+search_provider = "searxng"
+searxng_url = "`+ts.Getenv("FAKE_SITE_URL")+`"
 
 [api.fake]
 base_url = %q
@@ -89,21 +122,28 @@ context_size = 32000
 api = "anth"
 id = "claude-fake"
 context_size = 200000
+
+[fetch]
+allow_hosts = ["127.0.0.1"]
 `, def, ts.Getenv("FAKE_LLM_URL"), ts.Getenv("FAKE_LLM_URL"))
 	ts.Check(os.WriteFile(filepath.Join(ts.Getenv("ASKY_HOME"), "config.toml"), []byte(cfg), 0o600))
 	ts.Setenv("FAKE_KEY", "sk-fake-canary-0123456789")
 }
 
-// cmdEnqueue queues scripted responses from a JSON file: `llm-enqueue f.json`.
+// cmdEnqueue queues scripted responses from a JSON file, with $VARS of
+// the script environment expanded: `llm-enqueue f.json`.
 func cmdEnqueue(ts *testscript.TestScript, neg bool, args []string) {
 	if len(args) != 1 {
 		ts.Fatalf("usage: llm-enqueue file.json")
 	}
-	ts.Check(server(ts).EnqueueFile(ts.MkAbs(args[0])))
+	raw := os.Expand(ts.ReadFile(args[0]), ts.Getenv)
+	rs, err := llmtest.ParseScript([]byte(raw))
+	ts.Check(err)
+	server(ts).Enqueue(rs...)
 }
 
 // cmdRequest prints part of a recorded request to stdout for assertions:
-// `llm-request count`, `llm-request N user|system|tools|model|path|messages`
+// `llm-request count`, `llm-request N user|system|tools|toolresults|model|path|messages`
 // (N is 1-based; -1 is the last request).
 func cmdRequest(ts *testscript.TestScript, neg bool, args []string) {
 	reqs := server(ts).Requests()
@@ -112,7 +152,7 @@ func cmdRequest(ts *testscript.TestScript, neg bool, args []string) {
 		return
 	}
 	if len(args) != 2 {
-		ts.Fatalf("usage: llm-request count | llm-request N user|system|tools|model|path|messages")
+		ts.Fatalf("usage: llm-request count | llm-request N user|system|tools|toolresults|model|path|messages")
 	}
 	n, err := strconv.Atoi(args[0])
 	ts.Check(err)
@@ -132,6 +172,8 @@ func cmdRequest(ts *testscript.TestScript, neg bool, args []string) {
 		fmt.Fprintln(ts.Stdout(), strings.Join(r.ToolNames(), "\n"))
 	case "model":
 		fmt.Fprintln(ts.Stdout(), r.Model())
+	case "toolresults":
+		fmt.Fprintln(ts.Stdout(), strings.Join(r.ToolResults(), "\n"))
 	case "path":
 		fmt.Fprintln(ts.Stdout(), r.Path)
 	case "messages":

@@ -60,7 +60,7 @@ func (sx *sessionTurn) after(ctx context.Context, res *turn.Result) error {
 // self-contained HTML file in the cache dir. Raw HTML in the markdown is
 // not passed through, so a model cannot inject script into the page.
 func (sx *sessionTurn) writeReport(ctx context.Context, res *turn.Result) (string, error) {
-	title := sess0(sx.opts.Words)
+	title := reportTitle(sx.opts.Words)
 	md := "# " + title + "\n\n" + res.Answer
 	name := fmt.Sprintf("asky-%d.html", res.HistoryID)
 	if sx.sess != nil && sx.st != nil {
@@ -100,7 +100,7 @@ func (sx *sessionTurn) writeReport(ctx context.Context, res *turn.Result) (strin
 	return path, os.Rename(tmp, path)
 }
 
-func sess0(words []string) string {
+func reportTitle(words []string) string {
 	q := strings.Join(strings.Fields(strings.Join(words, " ")), " ")
 	if q == "" {
 		return "asky answer"

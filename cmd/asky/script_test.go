@@ -143,7 +143,7 @@ func cmdEnqueue(ts *testscript.TestScript, neg bool, args []string) {
 }
 
 // cmdRequest prints part of a recorded request to stdout for assertions:
-// `llm-request count`, `llm-request N user|system|tools|toolresults|model|path`
+// `llm-request count`, `llm-request N user|system|tools|toolresults|model|path|messages`
 // (N is 1-based; -1 is the last request).
 func cmdRequest(ts *testscript.TestScript, neg bool, args []string) {
 	reqs := server(ts).Requests()
@@ -152,7 +152,7 @@ func cmdRequest(ts *testscript.TestScript, neg bool, args []string) {
 		return
 	}
 	if len(args) != 2 {
-		ts.Fatalf("usage: llm-request count | llm-request N user|system|tools|toolresults|model|path")
+		ts.Fatalf("usage: llm-request count | llm-request N user|system|tools|toolresults|model|path|messages")
 	}
 	n, err := strconv.Atoi(args[0])
 	ts.Check(err)
@@ -176,6 +176,10 @@ func cmdRequest(ts *testscript.TestScript, neg bool, args []string) {
 		fmt.Fprintln(ts.Stdout(), strings.Join(r.ToolResults(), "\n"))
 	case "path":
 		fmt.Fprintln(ts.Stdout(), r.Path)
+	case "messages":
+		for _, m := range r.Messages() {
+			fmt.Fprintf(ts.Stdout(), "%v: %s\n", m["role"], llmtest.Text(m["content"]))
+		}
 	default:
 		ts.Fatalf("unknown field %q", args[1])
 	}

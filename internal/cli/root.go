@@ -61,6 +61,7 @@ func NewCmdRoot(f *cmdutil.Factory) *cobra.Command {
 	add("setup", configcmd.NewCmdConfig(f), daemon.NewCmdDaemon(f), completion.NewCmdCompletion(f))
 	root.SetHelpCommandGroupID("setup")
 	indentExamples(root)
+	completion.RegisterDynamic(root, f)
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return &cmdutil.FlagError{Err: err, Hint: "see `" + c.CommandPath() + " --help`"}
 	})

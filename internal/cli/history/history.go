@@ -31,8 +31,8 @@ func NewCmdHistory(f *cmdutil.Factory) *cobra.Command {
 		NewCmdList(f, nil),
 		NewCmdShow(f, nil),
 		NewCmdDelete(f, nil),
-		cmdutil.Pending("search <text>", "Full-text search over questions and answers"),
-		cmdutil.Pending("browse", "Browse history in a terminal UI"),
+		NewCmdSearch(f, nil),
+		NewCmdBrowse(f, nil),
 	)
 	return cmdutil.StrictGroup(cmd)
 }

@@ -124,7 +124,7 @@ func NewCmdQuery(f *cmdutil.Factory, runF func(context.Context, *Options) error)
 	fl.Lookup("history").NoOptDefVal = "10"
 	fl.BoolVar(&opts.Reply, "reply", false, "continue the last conversation as a session")
 	fl.StringVar(&opts.TerminalLines, "terminal-lines", "", "add the last `N` lines of terminal scrollback (alias -tl)")
-	for _, name := range []string{"sticky-session", "resume-session", "session-end", "session-history", "print-session", "session-from-message", "print-answer", "history", "reply", "terminal-lines", "elephant-mode", "shortlist"} {
+	for _, name := range []string{"terminal-lines", "elephant-mode", "shortlist"} {
 		_ = fl.MarkHidden(name)
 	}
 	cmd.Flags().SetInterspersed(true)

@@ -28,6 +28,10 @@ func run(ctx context.Context, opts *Options) error {
 	for _, d := range cfg.Diagnostics {
 		fmt.Fprintf(opts.IO.ErrOut, "warning: %s\n", d)
 	}
+	sx, done, err := beginSession(ctx, opts, cfg)
+	if done || err != nil {
+		return err
+	}
 	req := &turn.Request{Lean: opts.Lean, MaxTurns: opts.Turns, SystemPrompt: opts.SystemPrompt}
 	if opts.ListTools {
 		reg, err := buildTools(ctx, opts, cfg, req)
@@ -81,13 +85,19 @@ func run(ctx context.Context, opts *Options) error {
 	if err != nil {
 		return err
 	}
+	if err := sx.prepare(ctx, req); err != nil {
+		return err
+	}
 	eng := &turn.Engine{Store: st, Now: opts.Now, DefaultMaxTurns: cfg.General.MaxTurns}
 	res, err := eng.Run(ctx, *req, out.event)
 	if err != nil {
 		out.abort()
 		return err
 	}
-	return out.finish(res)
+	if err := out.finish(res); err != nil {
+		return err
+	}
+	return sx.after(ctx, res)
 }
 
 // clientOptions maps config and verbosity onto the provider options.

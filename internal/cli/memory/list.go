@@ -84,7 +84,7 @@ func listRun(ctx context.Context, opts *ListOptions) error {
 		for _, m := range ms {
 			out = append(out, toJSON(m))
 		}
-		return writeJSON(opts.IO.Out, map[string]any{"memories": out})
+		return cmdutil.WriteJSON(opts.IO.Out, map[string]any{"memories": out})
 	}
 	if len(ms) == 0 {
 		fmt.Fprintln(opts.IO.ErrOut, `no memories yet; save one with: asky memory add "I live in Lisbon"`)

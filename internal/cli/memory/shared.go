@@ -2,10 +2,8 @@ package memory
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -98,13 +96,6 @@ func toJSON(m *store.Memory) memoryJSON {
 		j.Scope, j.SessionID, j.SessionName = "session", &sid, m.SessionName
 	}
 	return j
-}
-
-func writeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	return enc.Encode(v)
 }
 
 // printMemories prints a table: aligned with the text cut to the width on a

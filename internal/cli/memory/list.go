@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/askygo/asky/internal/cli/cmdutil"
+	"github.com/askygo/asky/internal/session"
 	"github.com/askygo/asky/internal/store"
 )
 
@@ -25,7 +26,10 @@ type ListOptions struct {
 
 // NewCmdList builds `memory list`.
 func NewCmdList(f *cmdutil.Factory, runF func(context.Context, *ListOptions) error) *cobra.Command {
-	opts := &ListOptions{deps: newDeps(f)}
+	opts := &ListOptions{deps: newDeps(f), Bound: func(context.Context) (int64, error) {
+		id, _ := session.NewBinding(f.Getenv, f.Getppid()).Get()
+		return id, nil
+	}}
 	cmd := &cobra.Command{
 		Use:   "list",
 		Short: "List memories",

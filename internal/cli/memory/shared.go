@@ -15,6 +15,7 @@ import (
 	"github.com/askygo/asky/internal/config"
 	"github.com/askygo/asky/internal/iostreams"
 	"github.com/askygo/asky/internal/memory"
+	"github.com/askygo/asky/internal/session"
 	"github.com/askygo/asky/internal/store"
 )
 
@@ -45,16 +46,14 @@ func (d deps) open() (*config.Config, *store.Store, *memory.Service, error) {
 	return cfg, st, memory.New(st, cfg.Memory, nil), nil
 }
 
-// resolveSession turns a --session selector into a session id and label.
+// resolveSession turns a --session selector into a session id and label,
+// with the same selectors as `asky session`.
 func resolveSession(ctx context.Context, st *store.Store, sel string) (int64, string, error) {
-	id, name, err := st.MemorySession(ctx, sel)
-	if errors.Is(err, store.ErrNotFound) {
-		return 0, "", cmdutil.Errorf("see `asky session list`", "no session matches %q", sel)
-	}
+	sess, err := session.Resolve(ctx, st, sel)
 	if err != nil {
-		return 0, "", cmdutil.WithHint(err, "use the session id, e.g. --session 12")
+		return 0, "", err
 	}
-	return id, sessionLabel(id, name), nil
+	return sess.ID, sessionLabel(sess.ID, sess.Name), nil
 }
 
 func sessionLabel(id int64, name string) string {

@@ -74,7 +74,9 @@ func newServer(t *testing.T, r daemon.Runner, o Options) *httptest.Server {
 	t.Helper()
 	o.Service = daemon.NewService(r, 1)
 	o.Version = "test"
-	o.Models = func() []Model { return []Model{{Alias: "fake", ID: "fake-model", Default: true}, {Alias: "claude", ID: "c"}} }
+	o.Models = func() []Model {
+		return []Model{{Alias: "fake", ID: "fake-model", Default: true}, {Alias: "claude", ID: "c"}}
+	}
 	o.AskResult = func(res *turn.Result) any { return map[string]any{"answer": res.Answer, "history_id": res.HistoryID} }
 	srv := httptest.NewServer(New(o).Handler())
 	t.Cleanup(srv.Close)

@@ -138,6 +138,23 @@ func TestRunAnswersLikeTheCLIAndKeepsConversations(t *testing.T) {
 	if code != 200 || !strings.Contains(body, `"content":"# Answer\n\nParis"`) {
 		t.Fatalf("%d %s", code, body)
 	}
+	// Streaming goes through the engine's events.
+	code, body = post(t, url+"/v1/chat/completions", "tok", `{"stream":true,"messages":[{"role":"user","content":"just say plum"}]}`)
+	if code != 200 || !strings.HasSuffix(body, "data: [DONE]\n\n") || strings.Count(body, `"content":`) < 3 || !strings.Contains(body, `"finish_reason":"stop"`) {
+		t.Fatalf("stream: %d %s", code, body)
+	}
+	var streamed strings.Builder
+	for _, line := range strings.Split(body, "\n") {
+		var c struct {
+			Choices []struct{ Delta struct{ Content string } }
+		}
+		if rest, ok := strings.CutPrefix(line, "data: {"); ok && json.Unmarshal([]byte("{"+rest), &c) == nil && len(c.Choices) > 0 {
+			streamed.WriteString(c.Choices[0].Delta.Content)
+		}
+	}
+	if !strings.Contains(streamed.String(), "plum") {
+		t.Fatalf("streamed %q", streamed.String())
+	}
 	code, body = post(t, url+"/v1/ask", "tok", `{"question":"and japan?","conversation":"trip"}`)
 	if code != 200 {
 		t.Fatalf("%d %s", code, body)
@@ -151,7 +168,7 @@ func TestRunAnswersLikeTheCLIAndKeepsConversations(t *testing.T) {
 			t.Errorf("/v1/ask lacks %q: %s", k, body)
 		}
 	}
-	if res["model"] != "fake" || !strings.Contains(res["answer"].(string), "Tokyo") || res["history_id"] != float64(2) {
+	if res["model"] != "fake" || !strings.Contains(res["answer"].(string), "Tokyo") || res["history_id"] != float64(3) {
 		t.Fatalf("/v1/ask: %s", body)
 	}
 	// The second call was sent the first turn as history.

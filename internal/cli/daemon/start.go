@@ -1,7 +1,6 @@
 package daemon
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"net/http"
@@ -143,7 +142,7 @@ func logTail(path string, from int64) string {
 	}
 	lines := strings.Split(strings.TrimSpace(string(b[from:])), "\n")
 	for i := len(lines) - 1; i >= 0; i-- {
-		if bytes.HasPrefix([]byte(lines[i]), []byte("error: ")) {
+		if strings.HasPrefix(lines[i], "error: ") {
 			return strings.TrimPrefix(lines[i], "error: ")
 		}
 	}

@@ -1,9 +1,11 @@
 package httpapi
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"strings"
@@ -229,7 +231,11 @@ func (s *sseWriter) finish(res *turn.Result, err error) {
 	if err != nil {
 		// Mid-stream: the status is already 200, so the error travels as
 		// an event, as OpenAI's own streams do.
-		b, _ := json.Marshal(errorBody("asky_error", err.Error()))
+		msg := err.Error()
+		if errors.Is(err, context.Canceled) {
+			msg = "interrupted: the daemon is shutting down; the turn was saved as interrupted"
+		}
+		b, _ := json.Marshal(errorBody("asky_error", msg))
 		s.write("data: " + string(b) + "\n\n")
 		s.write("data: [DONE]\n\n")
 		return

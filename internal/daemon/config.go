@@ -41,7 +41,7 @@ type Config struct {
 // [xmpp] table, whose presence means XMPP is configured.
 func ParseConfig(daemon, xmpp map[string]any) (Config, error) {
 	c := Config{HTTP: HTTPConfig{Listen: DefaultListen, TokenEnv: DefaultTokenEnv}}
-	if len(xmpp) > 0 {
+	if enabled(xmpp) {
 		c.Unsupported = append(c.Unsupported, "xmpp")
 	}
 	for k, v := range daemon {
@@ -55,7 +55,7 @@ func ParseConfig(daemon, xmpp map[string]any) (Config, error) {
 				return c, err
 			}
 		case "xmpp", "telegram":
-			if !slices.Contains(c.Unsupported, k) {
+			if t, _ := v.(map[string]any); enabled(t) && !slices.Contains(c.Unsupported, k) {
 				c.Unsupported = append(c.Unsupported, k)
 			}
 		default:
@@ -64,6 +64,18 @@ func ParseConfig(daemon, xmpp map[string]any) (Config, error) {
 	}
 	slices.Sort(c.Unsupported)
 	return c, nil
+}
+
+// enabled reports whether a transport table asks for the transport: the
+// original's xmpp.toml ships `enabled = false`, which is not a request.
+func enabled(t map[string]any) bool {
+	if len(t) == 0 {
+		return false
+	}
+	if on, ok := t["enabled"].(bool); ok {
+		return on
+	}
+	return true
 }
 
 func (h *HTTPConfig) decode(t map[string]any) error {

@@ -35,6 +35,18 @@ func TestParseConfigHTTPAndUnsupported(t *testing.T) {
 	}
 }
 
+func TestParseConfigDisabledTransportsAreQuiet(t *testing.T) {
+	c, err := ParseConfig(map[string]any{"telegram": map[string]any{"enabled": false}},
+		map[string]any{"enabled": false, "jid": "", "password_env": "ASKY_XMPP_PASSWORD"})
+	if err != nil || len(c.Unsupported) != 0 {
+		t.Fatalf("%v %v", c.Unsupported, err)
+	}
+	c, _ = ParseConfig(nil, map[string]any{"enabled": true, "jid": "bot@example.org"})
+	if !slices.Equal(c.Unsupported, []string{"xmpp"}) {
+		t.Fatalf("%v", c.Unsupported)
+	}
+}
+
 func TestParseConfigErrors(t *testing.T) {
 	for name, tc := range map[string]struct {
 		d    map[string]any

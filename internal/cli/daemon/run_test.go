@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/askygo/asky/internal/cli/cmdutil"
+	"github.com/askygo/asky/internal/daemon"
 	"github.com/askygo/asky/internal/iostreams"
 	"github.com/askygo/asky/internal/llm/llmtest"
 	"github.com/askygo/asky/internal/store"
@@ -236,7 +237,7 @@ func TestRunShutdownInterruptsTurns(t *testing.T) {
 		t.Fatalf("turns %+v %v", turns, err)
 	}
 	cfg, _ := w.f.Config()
-	if _, running, _ := daemonStatus(cfg); running {
+	if _, running, _ := daemon.Status(pidPath(cfg)); running {
 		t.Fatal("lock still held")
 	}
 }

@@ -106,8 +106,3 @@ func requestError(err error) error {
 	}
 	return err
 }
-
-// daemonStatus reads the lock of this configuration's daemon.
-func daemonStatus(cfg *config.Config) (daemon.Info, bool, error) {
-	return daemon.Status(pidPath(cfg))
-}

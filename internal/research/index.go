@@ -21,13 +21,16 @@ const rrfK = 60
 
 // chromemMaxDocs is the largest candidate set searched with chromem-go. Its
 // per-document overhead (a channel and a locked heap per document) makes it
-// 8–11× slower than a contiguous scan at 100k chunks, so whole-corpus
-// queries on big corpora use the flat scan; source-scoped retrieval (the
-// research tools) and findings use chromem.
+// 8–11× slower than a contiguous scan at 100k chunks, and its concurrent
+// scan orders equal scores arbitrarily, so whole-corpus queries use the
+// deterministic flat scan; source-scoped retrieval (the research tools) and
+// findings use chromem.
 const chromemMaxDocs = 4096
 
 // FieldWeights are the bm25 weights of the FTS columns text, title and
 // section breadcrumb.
+// The title is shared by every chunk of a document, so it counts less; the
+// breadcrumb names what the chunk is about, so it counts more.
 var FieldWeights = [3]float64{1.0, 0.5, 1.5}
 
 // Index is the hybrid retriever over the corpus: FTS5 BM25 plus dense
@@ -318,7 +321,7 @@ func (ix *Index) denseSearch(ctx context.Context, qv []float32, sources []int64,
 	if len(ids) == 0 {
 		return nil, nil
 	}
-	if len(ids) <= chromemMaxDocs {
+	if len(sources) > 0 && len(ids) <= chromemMaxDocs {
 		return ChromemTopK(ctx, ids, flat, ix.spec.Dim, qv, n)
 	}
 	return FlatTopK(ids, flat, ix.spec.Dim, qv, n), nil

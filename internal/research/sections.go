@@ -203,7 +203,9 @@ func headingScore(t string, i int, lines []string, toc map[string]bool) float64 
 			}
 		}
 	}
-	if letters == 0 {
+	// Formulas, numbers and tables are not headings: most of a heading's
+	// visible characters are letters.
+	if letters == 0 || letters*2 < len([]rune(strings.Join(words, ""))) {
 		return 0
 	}
 	ur := float64(upper) / float64(letters)

@@ -151,9 +151,10 @@ type Hit struct {
 	Relevance float64 `json:"-"`
 }
 
-type ranked struct {
-	id    int64
-	score float64
+// Scored is a dense search result: an id and its cosine similarity.
+type Scored struct {
+	ID    int64
+	Score float64
 }
 
 // Search runs the hybrid query.
@@ -173,7 +174,7 @@ func (ix *Index) Search(ctx context.Context, query string, o SearchOptions) ([]H
 	if err != nil {
 		return nil, fmt.Errorf("full-text search: %w", err)
 	}
-	var dense []ranked
+	var dense []Scored
 	if dw > 0 {
 		qv, err := ix.Emb.EmbedQuery(ctx, query)
 		if err != nil {
@@ -186,7 +187,7 @@ func (ix *Index) Search(ctx context.Context, query string, o SearchOptions) ([]H
 	return ix.fuse(ctx, lex, dense, dw, lw, o)
 }
 
-func (ix *Index) fuse(ctx context.Context, lex []store.FTSHit, dense []ranked, dw, lw float64, o SearchOptions) ([]Hit, error) {
+func (ix *Index) fuse(ctx context.Context, lex []store.FTSHit, dense []Scored, dw, lw float64, o SearchOptions) ([]Hit, error) {
 	type cand struct {
 		rrf, dense, lexical float64
 	}
@@ -213,9 +214,9 @@ func (ix *Index) fuse(ctx context.Context, lex []store.FTSHit, dense []ranked, d
 		}
 	}
 	for r, d := range dense {
-		c := get(d.id)
+		c := get(d.ID)
 		c.rrf += dw / float64(rrfK+r+1)
-		c.dense = math.Max(0, d.score)
+		c.dense = math.Max(0, d.Score)
 	}
 	order := make([]int64, 0, len(cands))
 	for id := range cands {
@@ -293,7 +294,7 @@ func jaccard(a, b map[string]struct{}) float64 {
 
 // denseSearch ranks chunks by cosine to qv: chromem-go for small candidate
 // sets, the contiguous scan for the whole corpus.
-func (ix *Index) denseSearch(ctx context.Context, qv []float32, sources []int64, n int) ([]ranked, error) {
+func (ix *Index) denseSearch(ctx context.Context, qv []float32, sources []int64, n int) ([]Scored, error) {
 	if !normalize(append([]float32(nil), qv...)) {
 		return nil, nil // a query of stopwords/punctuation: lexical only
 	}
@@ -333,7 +334,7 @@ var errNoEmbeddingFunc = errors.New("research: chromem must not embed; vectors a
 
 // ChromemTopK builds an in-memory chromem-go collection from the vectors
 // and queries it. All-zero vectors are left out (chromem would store NaNs).
-func ChromemTopK(ctx context.Context, ids []int64, flat []float32, dim int, qv []float32, n int) ([]ranked, error) {
+func ChromemTopK(ctx context.Context, ids []int64, flat []float32, dim int, qv []float32, n int) ([]Scored, error) {
 	db := chromem.NewDB()
 	noEmbed := func(context.Context, string) ([]float32, error) { return nil, errNoEmbeddingFunc }
 	col, err := db.CreateCollection("chunks", nil, noEmbed)
@@ -358,10 +359,10 @@ func ChromemTopK(ctx context.Context, ids []int64, flat []float32, dim int, qv [
 	if err != nil {
 		return nil, err
 	}
-	out := make([]ranked, len(res))
+	out := make([]Scored, len(res))
 	for i, r := range res {
 		id, _ := strconv.ParseInt(r.ID, 10, 64)
-		out[i] = ranked{id: id, score: float64(r.Similarity)}
+		out[i] = Scored{ID: id, Score: float64(r.Similarity)}
 	}
 	return out, nil
 }
@@ -377,13 +378,13 @@ func isZero(v []float32) bool {
 
 // FlatTopK scans one contiguous float32 matrix with an unrolled dot
 // product on all cores and keeps the n best.
-func FlatTopK(ids []int64, flat []float32, dim int, qv []float32, n int) []ranked {
+func FlatTopK(ids []int64, flat []float32, dim int, qv []float32, n int) []Scored {
 	rows := len(ids)
 	workers := runtime.GOMAXPROCS(0)
 	if rows < 20000 {
 		workers = 1
 	}
-	parts := make([][]ranked, workers)
+	parts := make([][]Scored, workers)
 	var wg sync.WaitGroup
 	per := (rows + workers - 1) / workers
 	for w := 0; w < workers; w++ {
@@ -391,29 +392,29 @@ func FlatTopK(ids []int64, flat []float32, dim int, qv []float32, n int) []ranke
 		wg.Add(1)
 		go func(w, lo, hi int) {
 			defer wg.Done()
-			top := make([]ranked, 0, n+1)
+			top := make([]Scored, 0, n+1)
 			minScore := math.Inf(-1)
 			for r := lo; r < hi; r++ {
 				s := float64(dot(flat[r*dim:(r+1)*dim], qv))
 				if len(top) == n && s <= minScore {
 					continue
 				}
-				top = insertTop(top, ranked{id: ids[r], score: s}, n)
-				minScore = top[len(top)-1].score
+				top = insertTop(top, Scored{ID: ids[r], Score: s}, n)
+				minScore = top[len(top)-1].Score
 			}
 			parts[w] = top
 		}(w, lo, hi)
 	}
 	wg.Wait()
-	var all []ranked
+	var all []Scored
 	for _, p := range parts {
 		all = append(all, p...)
 	}
 	sort.Slice(all, func(i, j int) bool {
-		if all[i].score != all[j].score {
-			return all[i].score > all[j].score
+		if all[i].Score != all[j].Score {
+			return all[i].Score > all[j].Score
 		}
-		return all[i].id < all[j].id
+		return all[i].ID < all[j].ID
 	})
 	if len(all) > n {
 		all = all[:n]
@@ -422,9 +423,9 @@ func FlatTopK(ids []int64, flat []float32, dim int, qv []float32, n int) []ranke
 }
 
 // insertTop inserts r into the descending list top, keeping at most n.
-func insertTop(top []ranked, r ranked, n int) []ranked {
-	i := sort.Search(len(top), func(i int) bool { return top[i].score < r.score })
-	top = append(top, ranked{})
+func insertTop(top []Scored, r Scored, n int) []Scored {
+	i := sort.Search(len(top), func(i int) bool { return top[i].Score < r.Score })
+	top = append(top, Scored{})
 	copy(top[i+1:], top[i:])
 	top[i] = r
 	if len(top) > n {

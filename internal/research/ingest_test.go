@@ -185,11 +185,11 @@ func TestFlatAndChromemAgree(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(a) != 3 || len(b) != 3 || a[0].id != 1 || b[0].id != 1 {
+	if len(a) != 3 || len(b) != 3 || a[0].ID != 1 || b[0].ID != 1 {
 		t.Fatalf("flat %v chromem %v", a, b)
 	}
 	for i := range a {
-		if a[i].id != b[i].id || abs(a[i].score-b[i].score) > 1e-4 {
+		if a[i].ID != b[i].ID || abs(a[i].Score-b[i].Score) > 1e-4 {
 			t.Fatalf("flat %v chromem %v", a, b)
 		}
 	}

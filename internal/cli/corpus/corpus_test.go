@@ -265,7 +265,10 @@ func TestSummarize(t *testing.T) {
 	}
 	// Too-short sections are refused before any model call.
 	cmd = NewCmdSummarize(e.f, func(ctx context.Context, o *SummarizeOptions) error {
-		o.NewClient = func(*config.ResolvedModel, *http.Client) (llm.Client, error) { t.Fatal("model called"); return nil, nil }
+		o.NewClient = func(*config.ResolvedModel, *http.Client) (llm.Client, error) {
+			t.Fatal("model called")
+			return nil, nil
+		}
 		return summarizeRun(ctx, o)
 	})
 	cmd.SetArgs([]string{"pager.md", "--section", "Locking"})

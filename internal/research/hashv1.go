@@ -4,9 +4,7 @@ import (
 	"context"
 	"math"
 	"runtime"
-	"slices"
 	"sync"
-	"unicode/utf8"
 )
 
 // HashV1Identity is the versioned identity of the builtin embedder. Any
@@ -80,13 +78,69 @@ func HashV1Vector(text string) []float32 {
 }
 
 // hashState holds reusable buffers. Features are accumulated by their
-// FNV-1a-64 hash, which is what indexes them anyway; two distinct feature
+// FNV-1a-64 hash, which is what indexes them anyway (two distinct feature
 // strings would have to collide in 64 bits to differ from a string-keyed
-// sum.
+// sum), in a small open-addressing table that remembers first-insertion
+// order: summing in that order keeps the float result deterministic
+// without sorting.
 type hashState struct {
-	counts map[uint64]float64
-	runes  []rune
-	keys   []uint64
+	slots  []hashSlot // power-of-two sized, key 0 = empty
+	order  []int32    // slot indexes in first-insertion order
+	buf    []byte
+	bounds []int
+}
+
+type hashSlot struct {
+	key uint64
+	c   float64
+}
+
+func (st *hashState) reset(expect int) {
+	size := 256
+	for size < expect*2 {
+		size *= 2
+	}
+	if cap(st.slots) >= size {
+		st.slots = st.slots[:size]
+		clear(st.slots)
+	} else {
+		st.slots = make([]hashSlot, size)
+	}
+	st.order = st.order[:0]
+}
+
+func (st *hashState) add(key uint64, w float64) {
+	if key == 0 {
+		key = 1 // reserve 0 for empty; FNV-1a never yields 0 for our features in practice
+	}
+	if len(st.order)*2 >= len(st.slots) {
+		st.grow()
+	}
+	mask := uint64(len(st.slots) - 1)
+	i := (key ^ key>>29) & mask
+	for {
+		sl := &st.slots[i]
+		if sl.key == key {
+			sl.c += w
+			return
+		}
+		if sl.key == 0 {
+			sl.key, sl.c = key, w
+			st.order = append(st.order, int32(i))
+			return
+		}
+		i = (i + 1) & mask
+	}
+}
+
+func (st *hashState) grow() {
+	old := st.slots
+	order := append([]int32(nil), st.order...)
+	st.slots = make([]hashSlot, len(old)*2)
+	st.order = st.order[:0]
+	for _, oi := range order {
+		st.add(old[oi].key, old[oi].c)
+	}
 }
 
 func fnvString(h uint64, s string) uint64 {
@@ -97,34 +151,32 @@ func fnvString(h uint64, s string) uint64 {
 	return h
 }
 
-func fnvRunes(rs []rune) uint64 {
+func fnvBytes(b []byte) uint64 {
 	h := uint64(fnvOffset64)
-	var buf [utf8.UTFMax]byte
-	for _, r := range rs {
-		n := utf8.EncodeRune(buf[:], r)
-		for i := 0; i < n; i++ {
-			h ^= uint64(buf[i])
-			h *= fnvPrime64
-		}
+	for _, c := range b {
+		h ^= uint64(c)
+		h *= fnvPrime64
 	}
 	return h
 }
 
 func (st *hashState) embed(text string) []float32 {
-	if st.counts == nil {
-		st.counts = make(map[uint64]float64, 256)
-	}
-	clear(st.counts)
+	st.reset(len(text) / 2)
 	wPrefix := fnvString(fnvOffset64, "w:")
 	for _, t := range Tokens(text) {
 		if IsStopword(t) {
 			continue
 		}
-		st.counts[fnvString(wPrefix, t)]++
-		st.runes = append(st.runes[:0], '<')
-		st.runes = append(st.runes, []rune(t)...)
-		st.runes = append(st.runes, '>')
-		l := len(st.runes)
+		st.add(fnvString(wPrefix, t), 1)
+		// "<"+t+">" as bytes, with the byte offset of every rune, so each
+		// n-gram is hashed straight from a byte slice.
+		st.buf = append(append(append(st.buf[:0], '<'), t...), '>')
+		st.bounds = st.bounds[:0]
+		for i := range string(st.buf) {
+			st.bounds = append(st.bounds, i)
+		}
+		st.bounds = append(st.bounds, len(st.buf))
+		l := len(st.bounds) - 1
 		grams := 0
 		for n := 3; n <= 5; n++ {
 			if l >= n {
@@ -137,19 +189,13 @@ func (st *hashState) embed(text string) []float32 {
 		wgt := 1 / math.Sqrt(float64(grams))
 		for n := 3; n <= 5; n++ {
 			for i := 0; i+n <= l; i++ {
-				st.counts[fnvRunes(st.runes[i:i+n])] += wgt
+				st.add(fnvBytes(st.buf[st.bounds[i]:st.bounds[i+n]]), wgt)
 			}
 		}
 	}
-	// Sum in a fixed order so the float result never depends on map order.
-	st.keys = st.keys[:0]
-	for h := range st.counts {
-		st.keys = append(st.keys, h)
-	}
-	slices.Sort(st.keys)
 	var v [hashV1Dim]float64
-	for _, h := range st.keys {
-		c := st.counts[h]
+	for _, oi := range st.order {
+		h, c := st.slots[oi].key, st.slots[oi].c
 		val := c
 		if c >= 1 {
 			val = 1 + math.Log(c)

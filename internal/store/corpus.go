@@ -321,7 +321,6 @@ func (s *Store) CorpusVectors(ctx context.Context, fingerprint string, dim int, 
 			args = append(args, id)
 		}
 	}
-	q += ` ORDER BY chunk_id`
 	rows, err := s.db.QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, nil, err
@@ -337,6 +336,9 @@ func (s *Store) CorpusVectors(ctx context.Context, fingerprint string, dim int, 
 		}
 		if len(blob) != 4*dim {
 			continue
+		}
+		if flat == nil {
+			flat = make([]float32, 0, 1024*dim)
 		}
 		ids = append(ids, id)
 		flat = DecodeVectorInto(flat, blob)

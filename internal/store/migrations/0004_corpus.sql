@@ -56,13 +56,15 @@ CREATE TABLE embedding_space (
     created_at  TEXT NOT NULL
 );
 
+-- One vector per chunk, keyed by the chunk id so loading a space is one
+-- sequential scan (2 KB rows fit in a page; no index lookups). The
+-- fingerprint says which embedder made it: a query only uses vectors of
+-- the active space, and reindex replaces the others.
 CREATE TABLE corpus_vectors (
-    chunk_id    INTEGER NOT NULL REFERENCES corpus_chunks(id) ON DELETE CASCADE,
+    chunk_id    INTEGER PRIMARY KEY REFERENCES corpus_chunks(id) ON DELETE CASCADE,
     fingerprint TEXT NOT NULL,
-    vec         BLOB NOT NULL,
-    PRIMARY KEY (chunk_id, fingerprint)
-) WITHOUT ROWID;
-CREATE INDEX corpus_vectors_fp ON corpus_vectors(fingerprint, chunk_id);
+    vec         BLOB NOT NULL
+);
 
 CREATE TABLE corpus_findings (
     id           INTEGER PRIMARY KEY,

@@ -298,26 +298,9 @@ func (ix *Index) denseSearch(ctx context.Context, qv []float32, sources []int64,
 	if !normalize(append([]float32(nil), qv...)) {
 		return nil, nil // a query of stopwords/punctuation: lexical only
 	}
-	var ids []int64
-	var flat []float32
-	if len(sources) == 0 {
-		ix.mu.Lock()
-		if ix.ids == nil {
-			var err error
-			ix.ids, ix.flat, err = ix.St.CorpusVectors(ctx, ix.fp, ix.spec.Dim, nil)
-			if err != nil {
-				ix.mu.Unlock()
-				return nil, err
-			}
-		}
-		ids, flat = ix.ids, ix.flat
-		ix.mu.Unlock()
-	} else {
-		var err error
-		ids, flat, err = ix.St.CorpusVectors(ctx, ix.fp, ix.spec.Dim, sources)
-		if err != nil {
-			return nil, err
-		}
+	ids, flat, err := ix.vectors(ctx, sources)
+	if err != nil {
+		return nil, err
 	}
 	if len(ids) == 0 {
 		return nil, nil
@@ -326,6 +309,24 @@ func (ix *Index) denseSearch(ctx context.Context, qv []float32, sources []int64,
 		return ChromemTopK(ctx, ids, flat, ix.spec.Dim, qv, n)
 	}
 	return FlatTopK(ids, flat, ix.spec.Dim, qv, n), nil
+}
+
+// vectors returns the active space's vectors: the whole corpus (cached per
+// Index) or those of some sources.
+func (ix *Index) vectors(ctx context.Context, sources []int64) ([]int64, []float32, error) {
+	if len(sources) > 0 {
+		return ix.St.CorpusVectors(ctx, ix.fp, ix.spec.Dim, sources)
+	}
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	if ix.ids == nil {
+		var err error
+		if ix.ids, ix.flat, err = ix.St.CorpusVectors(ctx, ix.fp, ix.spec.Dim, nil); err != nil {
+			ix.ids, ix.flat = nil, nil
+			return nil, nil, err
+		}
+	}
+	return ix.ids, ix.flat, nil
 }
 
 // errNoEmbeddingFunc guards chromem: every vector is precomputed, and a nil

@@ -164,3 +164,27 @@ func TestTextSections(t *testing.T) {
 		}
 	}
 }
+
+func TestPDFRunningHeadsAndTitle(t *testing.T) {
+	var pages [][]string
+	for i := 1; i <= 5; i++ {
+		page := []string{"RFC 9999 Pager Protocol March 2030", "", itoa(i) + ". Section " + itoa(i)}
+		for j := 0; j < 8; j++ {
+			page = append(page, "Body text of section "+itoa(i)+" line "+itoa(j)+" explains the pager.")
+		}
+		pages = append(pages, append(page, "", "Author Standards Track [Page "+itoa(i)+"]"))
+	}
+	doc, err := Extract("rfc9999.pdf", makePDF(t, pages))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(doc.Text, "Standards Track") || strings.Contains(doc.Text, "March 2030") {
+		t.Fatalf("running lines kept: %q", doc.Text)
+	}
+	if !strings.Contains(doc.Text, "Body text of section 3") || doc.Title != "rfc9999" {
+		t.Fatalf("title %q text %q", doc.Title, doc.Text)
+	}
+	if got := TextSections("Contents\n\n1. Intro ........ 3\n\nBody\n\n2. Next .......... 9\n"); len(got) != 1 {
+		t.Fatalf("dot-leader TOC lines became sections: %+v", got)
+	}
+}

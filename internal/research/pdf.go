@@ -3,6 +3,7 @@ package research
 import (
 	"bytes"
 	"math"
+	"regexp"
 	"strings"
 	"time"
 
@@ -53,33 +54,99 @@ func parsePDF(data []byte) (*Document, error) {
 	if r.Trailer().Key("Encrypt").Kind() != pdf.Null {
 		return nil, skipf("encrypted PDF (password protected)")
 	}
-	var b strings.Builder
+	var pages []string
 	for i := 1; i <= r.NumPage(); i++ {
 		p := r.Page(i)
 		if p.V.IsNull() {
 			continue
 		}
+		var b strings.Builder
 		pageText(&b, p)
-		b.WriteString("\n")
+		pages = append(pages, strings.ReplaceAll(b.String(), "\uFFFD", ""))
 	}
-	text := strings.ReplaceAll(b.String(), "\uFFFD", "")
+	text := strings.Join(dropRunningLines(pages), "\n")
 	if strings.TrimSpace(text) == "" {
 		return nil, skipf("PDF has no extractable text (scanned images?)")
 	}
+	// The metadata title is kept only when the document shows it: tools
+	// often leave their own name there ("Enscript Output", "Microsoft Word
+	// - draft.docx"). Otherwise the file name is the title.
 	title := ""
 	if info := r.Trailer().Key("Info"); info.Kind() == pdf.Dict {
-		title = info.Key("Title").Text()
+		title = strings.TrimSpace(info.Key("Title").Text())
 	}
-	if title == "" {
-		for _, line := range strings.SplitN(text, "\n", 20) {
-			if t := strings.TrimSpace(line); len(t) > 8 && len(t) < 160 {
-				title = t
-				break
-			}
-		}
+	head := text
+	if len(head) > 4000 {
+		head = head[:4000]
+	}
+	if title != "" && !strings.Contains(NormalizeForMatch(head), NormalizeForMatch(title)) {
+		title = ""
 	}
 	doc := &Document{Text: text, Title: title, Sections: TextSections(text)}
 	return doc, nil
+}
+
+// reDigits normalises page numbers in running heads and feet.
+var reDigits = regexp.MustCompile(`\d+`)
+
+// dropRunningLines removes running headers and footers: lines among the
+// first or last two of a page that recur (digits ignored) on at least
+// three pages and a fifth of all pages ("RFC 6749 OAuth 2.0 October 2012",
+// "Hardt Standards Track [Page 12]").
+func dropRunningLines(pages []string) []string {
+	if len(pages) < 3 {
+		return pages
+	}
+	key := func(l string) string { return reDigits.ReplaceAllString(strings.Join(strings.Fields(l), " "), "#") }
+	edges := func(lines []string) []int {
+		var idx []int
+		var nonEmpty []int
+		for i, l := range lines {
+			if strings.TrimSpace(l) != "" {
+				nonEmpty = append(nonEmpty, i)
+			}
+		}
+		if len(nonEmpty) < 8 {
+			return nil // too short to tell a running line from the body
+		}
+		for k, i := range nonEmpty {
+			if k < 2 || k >= len(nonEmpty)-2 {
+				idx = append(idx, i)
+			}
+		}
+		return idx
+	}
+	count := map[string]int{}
+	split := make([][]string, len(pages))
+	for p, text := range pages {
+		split[p] = strings.Split(text, "\n")
+		seen := map[string]bool{}
+		for _, i := range edges(split[p]) {
+			k := key(split[p][i])
+			if !seen[k] {
+				seen[k] = true
+				count[k]++
+			}
+		}
+	}
+	min := max(3, len(pages)/5)
+	out := make([]string, len(pages))
+	for p, lines := range split {
+		drop := map[int]bool{}
+		for _, i := range edges(lines) {
+			if count[key(lines[i])] >= min {
+				drop[i] = true
+			}
+		}
+		kept := lines[:0:0]
+		for i, l := range lines {
+			if !drop[i] {
+				kept = append(kept, l)
+			}
+		}
+		out[p] = strings.Join(kept, "\n")
+	}
+	return out
 }
 
 // pageText writes text items in stream order, starting a line when the

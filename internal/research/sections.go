@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // Section is a titled slice of a document's text. Start and End are byte
@@ -58,11 +59,12 @@ func MarkdownSections(text string) []Section {
 var (
 	reRoman     = regexp.MustCompile(`(?i)^[ivxlcdm]+\.?$`)
 	reStat      = regexp.MustCompile(`\b[A-Za-z]+\(\d`)
-	reNumbered  = regexp.MustCompile(`^(?:\d+(?:\.\d+)*\.?|[A-Z]\.\d+(?:\.\d+)*\.?|Appendix [A-Z]\.?)\s+\S`)
+	reNumbered  = regexp.MustCompile(`^(?:[1-9]\d*(?:\.\d+)*\.?|[A-Z]\.\d+(?:\.\d+)*\.?|Appendix [A-Z]\.?)\s+[\pL(]`)
 	reChapter   = regexp.MustCompile(`(?i)^(chapter|part|section|book|article)\b`)
 	reTOCLine   = regexp.MustCompile(`(?i)^\s*(table of )?contents\s*$`)
 	reTOCPage   = regexp.MustCompile(`[\s.·…]*\d+\s*$`)
 	reSlugStrip = regexp.MustCompile(`[^a-z0-9]+`)
+	reDotLeader = regexp.MustCompile(`(\.\s?){4,}\s*\d*\s*$`)
 	// reHeadingAttr matches a trailing "{#id}" attribute on a heading.
 	reHeadingAttr = regexp.MustCompile(`\s*\{[#.][^}]*\}\s*$`)
 )
@@ -161,14 +163,19 @@ func headingScore(t string, i int, lines []string, toc map[string]bool) float64 
 	if len(t) < 5 || len(t) > 220 || len(words) < 1 || len(words) > 26 {
 		return 0
 	}
-	if reRoman.MatchString(t) || strings.Contains(t, ";") {
-		return 0
+	if reRoman.MatchString(t) || strings.Contains(t, ";") || reDotLeader.MatchString(t) {
+		return 0 // roman numerals, clauses, and TOC entries with dot leaders
 	}
 	if reStat.MatchString(t) && len(words) <= 3 {
 		return 0
 	}
+	// Sentences are not headings: a trailing comma, or a period after more
+	// than a few words; neither are lines opening with punctuation.
 	last := t[len(t)-1]
-	if last == ',' || last == '.' && !reNumbered.MatchString(t) {
+	if last == ',' || last == '.' && (len(words) > 4 || !reNumbered.MatchString(t)) {
+		return 0
+	}
+	if first, _ := utf8.DecodeRuneInString(t); !unicode.IsLetter(first) && !unicode.IsDigit(first) {
 		return 0
 	}
 	if len(words) == 1 {

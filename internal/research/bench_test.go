@@ -102,7 +102,10 @@ func BenchmarkIngest(b *testing.B) {
 
 // benchCorpus builds (once per size) a store with n synthetic chunks of
 // ~1 KB in 100 sources, with hash-v1 vectors.
-var benchCorpora sync.Map
+var (
+	benchCorpora sync.Map
+	benchDirs    []string
+)
 
 func benchIndex(b *testing.B, n int) *Index {
 	b.Helper()
@@ -113,6 +116,7 @@ func benchIndex(b *testing.B, n int) *Index {
 	if err != nil {
 		b.Fatal(err)
 	}
+	benchDirs = append(benchDirs, dir)
 	st, err := store.Open(context.Background(), filepath.Join(dir, "asky.db"))
 	if err != nil {
 		b.Fatal(err)

@@ -40,6 +40,9 @@ type Index struct {
 	Emb           Embedder
 	DenseWeight   float64
 	LexicalWeight float64
+	// SnapshotDir, when set, caches the vectors in a file there (see
+	// snapshot.go); empty reads them from SQLite every time.
+	SnapshotDir string
 
 	spec  Spec
 	fp    string
@@ -321,7 +324,7 @@ func (ix *Index) vectors(ctx context.Context, sources []int64) ([]int64, []float
 	defer ix.mu.Unlock()
 	if ix.ids == nil {
 		var err error
-		if ix.ids, ix.flat, err = ix.St.CorpusVectors(ctx, ix.fp, ix.spec.Dim, nil); err != nil {
+		if ix.ids, ix.flat, err = ix.loadAllVectors(ctx); err != nil {
 			ix.ids, ix.flat = nil, nil
 			return nil, nil, err
 		}

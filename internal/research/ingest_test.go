@@ -2,6 +2,7 @@ package research
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -331,5 +332,17 @@ func TestMain(m *testing.M) {
 		_, _ = in.Ingest(context.Background(), targets)
 		os.Exit(0)
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	// Benchmark corpora live outside t.TempDir (they are shared between
+	// sub-benchmarks); ASKY_BENCH_KEEP=1 keeps them for CLI timing.
+	if os.Getenv("ASKY_BENCH_KEEP") == "" {
+		for _, d := range benchDirs {
+			os.RemoveAll(d)
+		}
+	} else {
+		for _, d := range benchDirs {
+			fmt.Fprintln(os.Stderr, "kept benchmark corpus:", d)
+		}
+	}
+	os.Exit(code)
 }

@@ -183,6 +183,9 @@ func (s *Store) ReplaceCorpusSource(ctx context.Context, src *CorpusSource, chun
 			}
 		}
 	}
+	if err := bumpGeneration(ctx, tx); err != nil {
+		return 0, err
+	}
 	src.ID = id
 	return id, tx.Commit()
 }
@@ -211,6 +214,9 @@ func (s *Store) DeleteCorpusSource(ctx context.Context, id int64) error {
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
 		return ErrNotFound
+	}
+	if err := bumpGeneration(ctx, tx); err != nil {
+		return err
 	}
 	return tx.Commit()
 }
@@ -393,6 +399,9 @@ func (s *Store) PutChunkVectors(ctx context.Context, fingerprint string, ids []i
 			return err
 		}
 	}
+	if err := bumpGeneration(ctx, tx); err != nil {
+		return err
+	}
 	return tx.Commit()
 }
 
@@ -408,6 +417,9 @@ func (s *Store) DropOtherSpaces(ctx context.Context, keep string) error {
 		return err
 	}
 	if _, err := tx.ExecContext(ctx, `DELETE FROM embedding_space WHERE fingerprint <> ?`, keep); err != nil {
+		return err
+	}
+	if err := bumpGeneration(ctx, tx); err != nil {
 		return err
 	}
 	return tx.Commit()
@@ -514,4 +526,17 @@ func (s *Store) Findings(ctx context.Context, sessionID int64) ([]Finding, error
 		out = append(out, f)
 	}
 	return out, rows.Err()
+}
+
+func bumpGeneration(ctx context.Context, tx *sql.Tx) error {
+	_, err := tx.ExecContext(ctx, `UPDATE corpus_state SET value = value + 1 WHERE key = 'generation'`)
+	return err
+}
+
+// CorpusGeneration changes whenever the corpus (sources, chunks or
+// vectors) changes.
+func (s *Store) CorpusGeneration(ctx context.Context) (int64, error) {
+	var g int64
+	err := s.db.QueryRowContext(ctx, `SELECT value FROM corpus_state WHERE key = 'generation'`).Scan(&g)
+	return g, err
 }

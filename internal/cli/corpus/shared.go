@@ -31,7 +31,8 @@ func NewIndex(cfg *config.Config, st *store.Store, f *cmdutil.Factory) (*researc
 	if err != nil {
 		return nil, cmdutil.WithHint(err, "check [research.embedding] in your config (`asky config show`)")
 	}
-	return &research.Index{St: st, Emb: emb, DenseWeight: cfg.Research.DenseWeight, LexicalWeight: cfg.Research.LexicalWeight}, nil
+	return &research.Index{St: st, Emb: emb, DenseWeight: cfg.Research.DenseWeight, LexicalWeight: cfg.Research.LexicalWeight,
+		SnapshotDir: cfg.Paths.CacheDir}, nil
 }
 
 // resolveErr adds hints to source lookup errors.

@@ -55,7 +55,8 @@ func researchExtension(ctx context.Context, opts *Options, cfg *config.Config, r
 	if err != nil {
 		return cmdutil.WithHint(err, "check [research.embedding] in your config")
 	}
-	ix := &research.Index{St: st, Emb: emb, DenseWeight: cfg.Research.DenseWeight, LexicalWeight: cfg.Research.LexicalWeight}
+	ix := &research.Index{St: st, Emb: emb, DenseWeight: cfg.Research.DenseWeight, LexicalWeight: cfg.Research.LexicalWeight,
+		SnapshotDir: cfg.Paths.CacheDir}
 	preloaded := new([]int64)
 	env := &tools.ResearchEnv{
 		Index: ix, Store: st, Preloaded: preloaded,

@@ -78,3 +78,11 @@ CREATE TABLE corpus_findings (
     created_at   TEXT NOT NULL
 );
 CREATE INDEX corpus_findings_session ON corpus_findings(session_id);
+
+-- A counter bumped by every corpus write, so caches built from the corpus
+-- (the vector snapshot file) can tell they are stale.
+CREATE TABLE corpus_state (
+    key   TEXT PRIMARY KEY,
+    value INTEGER NOT NULL
+);
+INSERT INTO corpus_state (key, value) VALUES ('generation', 0);

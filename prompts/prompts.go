@@ -7,18 +7,24 @@ import (
 	"bytes"
 	"embed"
 	"fmt"
+	"sync"
 	"text/template"
 )
 
 //go:embed *.tmpl
 var FS embed.FS
 
-var templates = template.Must(template.New("").Option("missingkey=error").ParseFS(FS, "*.tmpl"))
+// templates are parsed on first use, not at package init: every asky
+// process links this package, and `history list` or `--help` should not pay
+// for parsing prompts they never send.
+var templates = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("").Option("missingkey=error").ParseFS(FS, "*.tmpl"))
+})
 
 // Render executes the named template (file name without .tmpl) with data.
 func Render(name string, data any) (string, error) {
 	var buf bytes.Buffer
-	if err := templates.ExecuteTemplate(&buf, name+".tmpl", data); err != nil {
+	if err := templates().ExecuteTemplate(&buf, name+".tmpl", data); err != nil {
 		return "", fmt.Errorf("prompt %s: %w", name, err)
 	}
 	return buf.String(), nil

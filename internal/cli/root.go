@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"strings"
+
 	"github.com/MakeNowJust/heredoc"
 	"github.com/spf13/cobra"
 
@@ -58,8 +60,27 @@ func NewCmdRoot(f *cmdutil.Factory) *cobra.Command {
 	add("data", history.NewCmdHistory(f), session.NewCmdSession(f), memory.NewCmdMemory(f), corpus.NewCmdCorpus(f), prompts.NewCmdPrompts(f))
 	add("setup", configcmd.NewCmdConfig(f), daemon.NewCmdDaemon(f), completion.NewCmdCompletion(f))
 	root.SetHelpCommandGroupID("setup")
+	indentExamples(root)
+	completion.RegisterDynamic(root, f)
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return &cmdutil.FlagError{Err: err, Hint: "see `" + c.CommandPath() + " --help`"}
 	})
 	return root
+}
+
+// indentExamples indents every command's examples under their heading, as
+// the rest of cobra's help is indented.
+func indentExamples(c *cobra.Command) {
+	if c.Example != "" {
+		lines := strings.Split(strings.TrimRight(c.Example, "\n"), "\n")
+		for i, l := range lines {
+			if l != "" && !strings.HasPrefix(l, " ") {
+				lines[i] = "  " + l
+			}
+		}
+		c.Example = strings.Join(lines, "\n")
+	}
+	for _, sub := range c.Commands() {
+		indentExamples(sub)
+	}
 }

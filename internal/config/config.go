@@ -30,6 +30,12 @@ type Config struct {
 	// Diagnostics are warnings found while loading (unknown keys, loose
 	// permissions on files holding secrets, …).
 	Diagnostics []Diagnostic `toml:"-"`
+
+	// origins maps each dotted key and table to the file that set it last.
+	origins map[string]string
+	// modelOrder lists aliases as the files define them; the first one is
+	// the default when nothing else picks one, as in the original.
+	modelOrder []string
 }
 
 // General holds the [general] table.
@@ -68,27 +74,27 @@ type API struct {
 	BaseURL string `toml:"base_url"`
 	// URL is the original asky's full endpoint (…/chat/completions); it is
 	// accepted and converted to BaseURL.
-	URL       string `toml:"url"`
-	APIKeyEnv string `toml:"api_key_env"`
-	APIKeyCmd string `toml:"api_key_cmd"`
-	APIKey    Secret `toml:"api_key"`
+	URL       string `toml:"url,omitempty"`
+	APIKeyEnv string `toml:"api_key_env,omitempty"`
+	APIKeyCmd string `toml:"api_key_cmd,omitempty"`
+	APIKey    Secret `toml:"api_key,omitempty"`
 	// Headers are extra HTTP headers sent with every request.
-	Headers map[string]string `toml:"headers"`
+	Headers map[string]string `toml:"headers,omitempty"`
 }
 
 // Model is one [models.ALIAS] entry.
 type Model struct {
 	API         string         `toml:"api"`
 	ID          string         `toml:"id"`
-	ContextSize int            `toml:"context_size"`
-	MaxTurns    int            `toml:"max_turns"`
-	Parameters  map[string]any `toml:"parameters"`
+	ContextSize int            `toml:"context_size,omitzero"`
+	MaxTurns    int            `toml:"max_turns,omitzero"`
+	Parameters  map[string]any `toml:"parameters,omitempty"`
 	// PriceIn and PriceOut are USD per million tokens, used for cost.
-	PriceIn  float64 `toml:"price_in"`
-	PriceOut float64 `toml:"price_out"`
+	PriceIn  float64 `toml:"price_in,omitzero"`
+	PriceOut float64 `toml:"price_out,omitzero"`
 	// SourceShortlistEnabled mirrors the original's per-model override.
-	SourceShortlistEnabled *bool `toml:"source_shortlist_enabled"`
-	ImageSupport           bool  `toml:"image_support"`
+	SourceShortlistEnabled *bool `toml:"source_shortlist_enabled,omitempty"`
+	ImageSupport           bool  `toml:"image_support,omitempty"`
 }
 
 // Limits holds the [limits] table.

@@ -1,12 +1,12 @@
 package config
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"net/http"
 	"os/exec"
-	"sort"
 	"strings"
 	"time"
 )
@@ -68,6 +68,9 @@ type Env struct {
 	// Probe reports whether an OpenAI-compatible server answers /v1/models
 	// at baseURL. Nil disables local detection.
 	Probe func(ctx context.Context, baseURL string) bool
+	// KeyCmdTimeout bounds api_key_cmd (default 10 s: long enough for a
+	// password manager prompt, short enough not to hang a script).
+	KeyCmdTimeout time.Duration
 }
 
 // SystemProbe checks a local OpenAI-compatible server with a short timeout.
@@ -87,13 +90,19 @@ func SystemProbe(ctx context.Context, baseURL string) bool {
 }
 
 // DefaultAlias picks the alias used when -m is not given: $ASKY_MODEL, then
-// general.default_model, then the first alias in sorted order.
+// general.default_model, then the first alias defined in the files (in
+// merge order, as the original did), else the first in sorted order.
 func (c *Config) DefaultAlias(getenv func(string) string) string {
 	if v := getenv("ASKY_MODEL"); v != "" {
 		return v
 	}
 	if c.General.DefaultModel != "" {
 		return c.General.DefaultModel
+	}
+	for _, a := range c.modelOrder {
+		if _, ok := c.Models[a]; ok {
+			return a
+		}
 	}
 	if a := c.Aliases(); len(a) > 0 {
 		return a[0]
@@ -105,6 +114,20 @@ func (c *Config) DefaultAlias(getenv func(string) string) string {
 // With no models configured it detects one from well-known API key
 // variables or a local Ollama / LM Studio server.
 func (c *Config) ResolveModel(ctx context.Context, alias string, env Env) (*ResolvedModel, error) {
+	r, err := c.LookupModel(ctx, alias, env)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.ResolveKey(ctx, r, env); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// LookupModel resolves everything but the API key, so that `config doctor`
+// can report the model and its key separately. KeySource says where the
+// key will come from. Detected models already carry their key.
+func (c *Config) LookupModel(ctx context.Context, alias string, env Env) (*ResolvedModel, error) {
 	if alias == "" {
 		alias = c.DefaultAlias(env.Getenv)
 	}
@@ -125,7 +148,7 @@ func (c *Config) ResolveModel(ctx context.Context, alias string, env Env) (*Reso
 	if r.ContextSize <= 0 {
 		r.ContextSize = c.General.DefaultContextSize
 	}
-	a, ok := c.API[m.API]
+	a, ok := c.APIFor(m.API)
 	if !ok {
 		if m.API == "" {
 			return nil, fmt.Errorf("model %q has no api; set [models.%s] api = \"NAME\" naming an [api.NAME] table", alias, alias)
@@ -136,41 +159,117 @@ func (c *Config) ResolveModel(ctx context.Context, alias string, env Env) (*Reso
 	if r.BaseURL == "" {
 		return nil, fmt.Errorf("api %q has no base_url", m.API)
 	}
-	key, src, err := c.apiKey(ctx, m.API, a, env.Getenv)
+	r.KeySource = keySource(a)
+	return r, nil
+}
+
+// ResolveKey obtains r's API key from its [api] table.
+func (c *Config) ResolveKey(ctx context.Context, r *ResolvedModel, env Env) error {
+	if r.Detected {
+		return nil
+	}
+	a, _ := c.APIFor(r.APIName)
+	key, src, err := apiKey(ctx, r.APIName, a, env)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	r.Key, r.KeySource = key, src
-	return r, nil
+	return nil
+}
+
+// KnownAPIs returns the endpoints a model may name without an [api] table
+// of its own (`api = "openai"`); an [api.NAME] table with the same name
+// wins. A fresh map each call, so no caller can change the built-ins.
+func KnownAPIs() map[string]API {
+	return map[string]API{
+		"openai":     {Type: "openai", BaseURL: "https://api.openai.com/v1", APIKeyEnv: "OPENAI_API_KEY"},
+		"anthropic":  {Type: "anthropic", BaseURL: "https://api.anthropic.com/v1", APIKeyEnv: "ANTHROPIC_API_KEY"},
+		"openrouter": {Type: "openai", BaseURL: "https://openrouter.ai/api/v1", APIKeyEnv: "OPENROUTER_API_KEY"},
+		"gemini":     {Type: "openai", BaseURL: "https://generativelanguage.googleapis.com/v1beta/openai", APIKeyEnv: "GOOGLE_API_KEY"},
+		"ollama":     {Type: "openai", BaseURL: "http://127.0.0.1:11434/v1"},
+		"lmstudio":   {Type: "openai", BaseURL: "http://127.0.0.1:1234/v1"},
+	}
+}
+
+// APIFor returns the [api.NAME] table, falling back to KnownAPIs.
+func (c *Config) APIFor(name string) (API, bool) {
+	if a, ok := c.API[name]; ok {
+		return a, true
+	}
+	a, ok := KnownAPIs()[name]
+	return a, ok
+}
+
+func keySource(a API) string {
+	switch {
+	case a.APIKey != "":
+		return "api_key in config"
+	case a.APIKeyCmd != "":
+		return "api_key_cmd"
+	case a.APIKeyEnv != "":
+		return "env " + a.APIKeyEnv
+	}
+	return "none"
 }
 
 // apiKey obtains the key: literal api_key, then api_key_cmd, then the env
 // variable named by api_key_env. A missing variable is an error only when
 // one was named; local servers usually need no key.
-func (c *Config) apiKey(ctx context.Context, name string, a API, getenv func(string) string) (Secret, string, error) {
+func apiKey(ctx context.Context, name string, a API, env Env) (Secret, string, error) {
 	switch {
 	case a.APIKey != "":
 		return a.APIKey, "api_key in config", nil
 	case a.APIKeyCmd != "":
-		ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-		defer cancel()
-		out, err := exec.CommandContext(ctx, "sh", "-c", a.APIKeyCmd).Output()
+		k, err := runKeyCmd(ctx, a.APIKeyCmd, env.KeyCmdTimeout)
 		if err != nil {
 			return "", "", &MissingKeyError{API: name, Source: "api_key_cmd", Err: err}
 		}
-		k := strings.TrimSpace(string(out))
-		if k == "" {
-			return "", "", &MissingKeyError{API: name, Source: "api_key_cmd (printed nothing)"}
-		}
-		return Secret(k), "api_key_cmd", nil
+		return k, "api_key_cmd", nil
 	case a.APIKeyEnv != "":
-		k := getenv(a.APIKeyEnv)
+		k := env.Getenv(a.APIKeyEnv)
 		if k == "" {
 			return "", "", &MissingKeyError{API: name, Source: "environment variable " + a.APIKeyEnv}
 		}
 		return Secret(k), "env " + a.APIKeyEnv, nil
 	}
 	return "", "none", nil
+}
+
+// runKeyCmd runs api_key_cmd through sh and returns the first line of its
+// output (`pass show` prints the password first, then metadata). The
+// output is never part of an error; stderr's first line is, because it is
+// how a password manager says what went wrong.
+func runKeyCmd(ctx context.Context, command string, timeout time.Duration) (Secret, error) {
+	if timeout <= 0 {
+		timeout = 10 * time.Second
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "sh", "-c", command)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	// A child that keeps the pipes open must not hang us past the timeout.
+	cmd.WaitDelay = time.Second
+	err := cmd.Run()
+	if ctx.Err() == context.DeadlineExceeded {
+		return "", fmt.Errorf("timed out after %s", timeout)
+	}
+	if err != nil {
+		msg := err.Error()
+		if line, _, _ := strings.Cut(strings.TrimSpace(stderr.String()), "\n"); line != "" {
+			if len(line) > 200 {
+				line = line[:200] + "…"
+			}
+			msg += ": " + line
+		}
+		return "", errors.New(msg)
+	}
+	line, _, _ := strings.Cut(stdout.String(), "\n")
+	line = strings.TrimSpace(line)
+	if line == "" {
+		return "", errors.New("printed nothing")
+	}
+	return Secret(line), nil
 }
 
 type detectCandidate struct {
@@ -209,33 +308,4 @@ func firstLocalModel(ctx context.Context, base string) string {
 		return "default"
 	}
 	return ids[0]
-}
-
-// ListModels returns the model ids an OpenAI-compatible server reports.
-func ListModels(ctx context.Context, base string) []string {
-	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimRight(base, "/")+"/models", nil)
-	if err != nil {
-		return nil
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return nil
-	}
-	defer resp.Body.Close()
-	var body struct {
-		Data []struct {
-			ID string `json:"id"`
-		} `json:"data"`
-	}
-	if err := jsonDecode(resp, &body); err != nil {
-		return nil
-	}
-	var ids []string
-	for _, d := range body.Data {
-		ids = append(ids, d.ID)
-	}
-	sort.Strings(ids)
-	return ids
 }

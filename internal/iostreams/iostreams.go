@@ -79,6 +79,16 @@ func (s *IOStreams) SetColorEnabled(v bool) { s.colorEnabled = v }
 // CanPrompt reports whether interactive questions may be asked.
 func (s *IOStreams) CanPrompt() bool { return s.inTTY && s.errTTY }
 
+// TerminalHeight returns the rows of the stdout terminal, 24 when unknown.
+func (s *IOStreams) TerminalHeight() int {
+	if s.termFd >= 0 {
+		if _, h, err := term.GetSize(s.termFd); err == nil && h > 0 {
+			return h
+		}
+	}
+	return 24
+}
+
 // TerminalWidth returns the usable width of stdout, 80 when unknown.
 func (s *IOStreams) TerminalWidth() int {
 	if s.termFd >= 0 {

@@ -36,31 +36,73 @@ type Store struct {
 	now  func() time.Time
 }
 
-// CorruptError reports a file that is not a usable asky database. The file
-// is never modified.
+// CorruptError reports a file that is not a usable asky database:
+// garbage, a truncated or damaged file, or another program's SQLite file.
+// asky never modifies or deletes such a file; the user decides.
 type CorruptError struct {
 	Path string
-	Err  error
+	// Foreign is set when the file is a healthy SQLite database that
+	// belongs to something else.
+	Foreign bool
+	Err     error
 }
 
 func (e *CorruptError) Error() string {
-	return fmt.Sprintf("database %s is not a valid asky database: %v", e.Path, e.Err)
+	return fmt.Sprintf("%s is not a usable asky database: %v", e.Path, e.Err)
 }
 func (e *CorruptError) Unwrap() error { return e.Err }
 
-// Hint tells the user how to recover.
+// Hint tells the user how to recover. The file is left as it is.
 func (e *CorruptError) Hint() string {
-	return fmt.Sprintf("move it aside (mv %s %s.bad) and asky will create a new one; `sqlite3 %s .recover` may salvage data", e.Path, e.Path, e.Path)
+	p := shellQuote(e.Path)
+	if e.Foreign {
+		return fmt.Sprintf("it was left untouched; move it elsewhere (mv %s %s.other) and asky will create a new database", p, p)
+	}
+	return fmt.Sprintf("it was left untouched; move it aside (mv %s %s.bad) and asky will create a new one; `sqlite3 %s.bad .recover` may salvage old turns", p, p, p)
 }
 
-// NewerSchemaError means a newer asky wrote this database.
+// NewerSchemaError means a newer asky wrote this database; this binary
+// refuses to touch it rather than guess at columns it does not know.
 type NewerSchemaError struct {
 	Path          string
 	Have, Support int
 }
 
 func (e *NewerSchemaError) Error() string {
-	return fmt.Sprintf("database %s has schema v%d, newer than this asky supports (v%d); upgrade asky", e.Path, e.Have, e.Support)
+	return fmt.Sprintf("database %s has schema v%d, newer than this asky supports (v%d)", e.Path, e.Have, e.Support)
+}
+
+// Hint tells the user how to proceed.
+func (e *NewerSchemaError) Hint() string {
+	return "install a newer asky; the database was left untouched"
+}
+
+// DiskError reports a write that the disk refused (full, quota, I/O
+// error). The transaction was rolled back, so nothing was half-written.
+type DiskError struct {
+	Path string
+	Err  error
+}
+
+func (e *DiskError) Error() string {
+	return fmt.Sprintf("writing %s failed: %v", e.Path, e.Err)
+}
+func (e *DiskError) Unwrap() error { return e.Err }
+
+// Hint tells the user what to check.
+func (e *DiskError) Hint() string {
+	return "free some disk space (or check the disk) and retry; nothing was half-written"
+}
+
+// shellQuote quotes p for a copy-pasteable hint when it needs quoting.
+func shellQuote(p string) string {
+	if p != "" && strings.IndexFunc(p, func(r rune) bool {
+		return !(r == '/' || r == '.' || r == '-' || r == '_' || r == '~' || r == '+' || r == ',' || r == ':' ||
+			r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9')
+	}) < 0 {
+		return p
+	}
+	return "'" + strings.ReplaceAll(p, "'", `'\''`) + "'"
 }
 
 // DSN builds the connection string: every pragma lives in the DSN so each
@@ -73,18 +115,39 @@ func DSN(path string) string {
 }
 
 // Open opens (creating if needed) the database at path and migrates it.
+// A file that is not an asky database (garbage, truncated, another
+// program's SQLite file, a newer schema) is refused before anything is
+// written to it: the connection pragmas (journal_mode=WAL) would otherwise
+// rewrite its header.
 func Open(ctx context.Context, path string) (*Store, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, fmt.Errorf("create data dir: %w", err)
+	}
+	// History holds everything the user asked: create the file private
+	// before SQLite does (it would use 0644, and its -wal and -shm files
+	// copy the database's mode). A zero-length file is a fresh database.
+	if f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600); err == nil {
+		f.Close()
+	}
+	ms, err := loadMigrations()
+	if err != nil {
+		return nil, err
+	}
+	latest := ms[len(ms)-1].version
+	current, err := inspect(ctx, path, latest)
+	if err != nil {
+		return nil, err
 	}
 	db, err := sql.Open("sqlite", DSN(path))
 	if err != nil {
 		return nil, fmt.Errorf("open database %s: %w", path, err)
 	}
 	s := &Store{db: db, path: path, now: time.Now}
-	if err := s.migrate(ctx); err != nil {
-		db.Close()
-		return nil, classify(path, err)
+	if !current {
+		if err := s.migrate(ctx, ms); err != nil {
+			db.Close()
+			return nil, classify(path, err)
+		}
 	}
 	return s, nil
 }
@@ -106,16 +169,27 @@ func (s *Store) SetNow(now func() time.Time) { s.now = now }
 
 func (s *Store) ts() string { return s.now().UTC().Format(time.RFC3339Nano) }
 
-// classify maps SQLite's corruption codes to a CorruptError.
+// classify maps SQLite's corruption and disk codes to typed errors that
+// name the file and carry a hint.
 func classify(path string, err error) error {
 	var se *sqlite.Error
 	if errors.As(err, &se) {
 		switch se.Code() & 0xff {
 		case sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB:
 			return &CorruptError{Path: path, Err: err}
+		case sqlite3.SQLITE_FULL, sqlite3.SQLITE_IOERR:
+			return &DiskError{Path: path, Err: err}
 		}
 	}
 	return err
+}
+
+// wrap classifies errors from queries on an open store.
+func (s *Store) wrap(err error) error {
+	if err == nil {
+		return nil
+	}
+	return classify(s.path, err)
 }
 
 type migration struct {
@@ -159,46 +233,24 @@ func LatestVersion() int {
 }
 
 // migrate applies pending migrations inside one immediate transaction, so
-// concurrent first runs from several shells apply each exactly once.
-func (s *Store) migrate(ctx context.Context) error {
-	ms, err := loadMigrations()
-	if err != nil {
-		return err
-	}
+// concurrent first runs from several shells apply each exactly once: the
+// version is re-read under the write lock.
+func (s *Store) migrate(ctx context.Context, ms []migration) error {
 	latest := ms[len(ms)-1].version
-	var v, appID int
-	// Fast path without a write lock: already current.
-	if err := s.db.QueryRowContext(ctx, "PRAGMA user_version").Scan(&v); err != nil {
-		return err
-	}
-	if err := s.db.QueryRowContext(ctx, "PRAGMA application_id").Scan(&appID); err != nil {
-		return err
-	}
-	if v > 0 && appID != applicationID {
-		return &CorruptError{Path: s.path, Err: fmt.Errorf("application_id %#x is not asky's", appID)}
-	}
-	if v == latest {
-		return nil
-	}
-	if v > latest {
-		return &NewerSchemaError{Path: s.path, Have: v, Support: latest}
-	}
-	if v == 0 {
-		var n int
-		if err := s.db.QueryRowContext(ctx, "SELECT count(*) FROM sqlite_schema").Scan(&n); err != nil {
-			return err
-		}
-		if n > 0 && appID != applicationID {
-			return &CorruptError{Path: s.path, Err: errors.New("it holds tables that are not asky's")}
-		}
-	}
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return err
 	}
 	defer tx.Rollback()
+	var v int
 	if err := tx.QueryRowContext(ctx, "PRAGMA user_version").Scan(&v); err != nil {
 		return err
+	}
+	if v > latest {
+		return &NewerSchemaError{Path: s.path, Have: v, Support: latest}
+	}
+	if v == latest {
+		return nil
 	}
 	for _, m := range ms {
 		if m.version <= v {
@@ -214,7 +266,14 @@ func (s *Store) migrate(ctx context.Context) error {
 	if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA application_id = %d", applicationID)); err != nil {
 		return err
 	}
-	return tx.Commit()
+	if err := tx.Commit(); err != nil {
+		return err
+	}
+	// Copy the new header into the main file now, so other processes take
+	// inspect's header fast path instead of the slower read-only check
+	// while a long-running process (the daemon) keeps the WAL alive.
+	_, _ = s.db.ExecContext(ctx, "PRAGMA wal_checkpoint(PASSIVE)")
+	return nil
 }
 
 // IntegrityCheck runs PRAGMA quick_check and returns its findings ("ok").

@@ -64,7 +64,9 @@ type LLMCall struct {
 var ErrNotFound = errors.New("not found")
 
 // SaveTurn writes a turn with its messages and calls in one transaction and
-// returns its id (the history id).
+// returns its id (the history id). A save that fails or is interrupted
+// (context cancelled, process killed) leaves nothing behind: the
+// transaction is rolled back, or never reaches the WAL commit.
 func (s *Store) SaveTurn(ctx context.Context, t *Turn) (int64, error) {
 	if t.Status == "" {
 		t.Status = StatusComplete
@@ -75,35 +77,35 @@ func (s *Store) SaveTurn(ctx context.Context, t *Turn) (int64, error) {
 	src, _ := json.Marshal(nonNil(t.Sources))
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
-		return 0, err
+		return 0, s.wrap(err)
 	}
 	defer tx.Rollback()
 	res, err := tx.ExecContext(ctx, `INSERT INTO turns(session_id, created_at, model, query, answer, status, error, elapsed_ms, sources)
 		VALUES(?,?,?,?,?,?,?,?,?)`, nullID(t.SessionID), t.CreatedAt.UTC().Format(time.RFC3339Nano), t.Model, t.Query, t.Answer, t.Status, t.Error, t.ElapsedMS, string(src))
 	if err != nil {
-		return 0, fmt.Errorf("save turn: %w", err)
+		return 0, fmt.Errorf("save turn: %w", s.wrap(err))
 	}
 	id, _ := res.LastInsertId()
 	for i, m := range t.Messages {
 		if _, err := tx.ExecContext(ctx, `INSERT INTO messages(turn_id, seq, role, content, tool_calls, tool_call_id, name) VALUES(?,?,?,?,?,?,?)`,
 			id, i, m.Role, m.Content, m.ToolCalls, m.ToolCallID, m.Name); err != nil {
-			return 0, fmt.Errorf("save message: %w", err)
+			return 0, fmt.Errorf("save message: %w", s.wrap(err))
 		}
 	}
 	ts := s.ts()
 	for _, c := range t.Calls {
 		if _, err := tx.ExecContext(ctx, `INSERT INTO llm_calls(turn_id, created_at, purpose, model, prompt_tokens, completion_tokens, cost_usd, latency_ms) VALUES(?,?,?,?,?,?,?,?)`,
 			id, ts, c.Purpose, c.Model, c.PromptTokens, c.CompletionTokens, c.CostUSD, c.LatencyMS); err != nil {
-			return 0, fmt.Errorf("save usage: %w", err)
+			return 0, fmt.Errorf("save usage: %w", s.wrap(err))
 		}
 	}
 	if t.SessionID != 0 {
 		if _, err := tx.ExecContext(ctx, `UPDATE sessions SET last_used_at = ? WHERE id = ?`, ts, t.SessionID); err != nil {
-			return 0, err
+			return 0, s.wrap(err)
 		}
 	}
 	if err := tx.Commit(); err != nil {
-		return 0, err
+		return 0, s.wrap(err)
 	}
 	t.ID = id
 	return id, nil
@@ -117,54 +119,54 @@ func (s *Store) GetTurn(ctx context.Context, id int64) (*Turn, error) {
 		return nil, fmt.Errorf("history id %d: %w", id, ErrNotFound)
 	}
 	if err != nil {
-		return nil, err
+		return nil, s.wrap(err)
 	}
 	rows, err := s.db.QueryContext(ctx, `SELECT role, content, tool_calls, tool_call_id, name FROM messages WHERE turn_id = ? ORDER BY seq`, id)
 	if err != nil {
-		return nil, err
+		return nil, s.wrap(err)
 	}
 	defer rows.Close()
 	for rows.Next() {
 		var m Message
 		if err := rows.Scan(&m.Role, &m.Content, &m.ToolCalls, &m.ToolCallID, &m.Name); err != nil {
-			return nil, err
+			return nil, s.wrap(err)
 		}
 		t.Messages = append(t.Messages, m)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, err
+		return nil, s.wrap(err)
 	}
 	crows, err := s.db.QueryContext(ctx, `SELECT purpose, model, prompt_tokens, completion_tokens, cost_usd, latency_ms FROM llm_calls WHERE turn_id = ? ORDER BY id`, id)
 	if err != nil {
-		return nil, err
+		return nil, s.wrap(err)
 	}
 	defer crows.Close()
 	for crows.Next() {
 		var c LLMCall
 		if err := crows.Scan(&c.Purpose, &c.Model, &c.PromptTokens, &c.CompletionTokens, &c.CostUSD, &c.LatencyMS); err != nil {
-			return nil, err
+			return nil, s.wrap(err)
 		}
 		t.Calls = append(t.Calls, c)
 	}
-	return t, crows.Err()
+	return t, s.wrap(crows.Err())
 }
 
 // ListTurns returns the most recent turns, newest first, without messages.
 func (s *Store) ListTurns(ctx context.Context, limit int) ([]*Turn, error) {
 	rows, err := s.db.QueryContext(ctx, turnSelect+` ORDER BY t.id DESC LIMIT ?`, limit)
 	if err != nil {
-		return nil, err
+		return nil, s.wrap(err)
 	}
 	defer rows.Close()
 	var out []*Turn
 	for rows.Next() {
 		t, err := scanTurn(rows)
 		if err != nil {
-			return nil, err
+			return nil, s.wrap(err)
 		}
 		out = append(out, t)
 	}
-	return out, rows.Err()
+	return out, s.wrap(rows.Err())
 }
 
 const turnSelect = `SELECT t.id, COALESCE(t.session_id, 0), t.created_at, t.model, t.query, t.answer, t.status, t.error, t.elapsed_ms, t.sources, COALESCE(s.name, '')

@@ -178,7 +178,9 @@ func (r *run) loop(ctx context.Context) error {
 			return err
 		}
 		msg := resp.Message
-		if len(msg.ToolCalls) == 0 {
+		// Tool calls when no tools were offered are ignored: the text is the
+		// answer, and an empty one is retried like any empty response.
+		if len(msg.ToolCalls) == 0 || !withTools {
 			answer := cleanAnswer(msg.Content)
 			if answer == "" {
 				r.emit(Event{Kind: EventTextDiscard})
@@ -192,11 +194,6 @@ func (r *run) loop(ctx context.Context) error {
 				answer = fallbackAnswer
 			}
 			r.finish(answer)
-			return nil
-		}
-		if !withTools {
-			// A model that calls tools we never offered: answer anyway.
-			r.finish(cleanAnswer(msg.Content))
 			return nil
 		}
 		r.emit(Event{Kind: EventTextDiscard})

@@ -62,5 +62,12 @@ func New(io *iostreams.IOStreams) *Factory {
 	return f
 }
 
-// Env returns the model-resolution environment.
-func (f *Factory) Env() config.Env { return config.Env{Getenv: f.Getenv, Probe: f.Probe} }
+// Env returns the model-resolution environment. ASKY_NO_DETECT=1 turns off
+// probing for local Ollama / LM Studio servers.
+func (f *Factory) Env() config.Env {
+	probe := f.Probe
+	if f.Getenv("ASKY_NO_DETECT") != "" {
+		probe = nil
+	}
+	return config.Env{Getenv: f.Getenv, Probe: probe}
+}

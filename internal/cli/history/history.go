@@ -18,7 +18,8 @@ func NewCmdHistory(f *cmdutil.Factory) *cobra.Command {
 		Long: heredoc.Doc(`
 			Every question and answer is kept in the local history. History ids
 			are shown by ` + "`history list`" + `; selectors accept an id (42), the N-th
-			most recent turn (~1), a range (10-15) or a list (3,7,9).
+			most recent turn (~1), a range (10-15, ~1-~3) or a list (3,7,~2).
+			zsh (and bash for ~0) expand ~N as a directory: quote it, '~1'.
 		`),
 		Example: heredoc.Doc(`
 			$ asky history list 20
@@ -27,11 +28,11 @@ func NewCmdHistory(f *cmdutil.Factory) *cobra.Command {
 		`),
 	}
 	cmd.AddCommand(
-		cmdutil.Pending("list [N]", "List recent turns"),
-		cmdutil.Pending("show <selector>", "Print past answers"),
-		cmdutil.Pending("delete <selector>|--all", "Delete turns"),
-		cmdutil.Pending("search <text>", "Full-text search over questions and answers"),
-		cmdutil.Pending("browse", "Browse history in a terminal UI"),
+		NewCmdList(f, nil),
+		NewCmdShow(f, nil),
+		NewCmdDelete(f, nil),
+		NewCmdSearch(f, nil),
+		NewCmdBrowse(f, nil),
 	)
 	return cmdutil.StrictGroup(cmd)
 }

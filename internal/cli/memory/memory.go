@@ -1,4 +1,5 @@
-// Package memory implements `asky memory`.
+// Package memory implements `asky memory`: list, add, delete, clear and
+// search the facts asky remembers about you.
 package memory
 
 import (
@@ -14,20 +15,34 @@ func NewCmdMemory(f *cmdutil.Factory) *cobra.Command {
 		Use:   "memory <command>",
 		Short: "List and manage what asky remembers about you",
 		Long: heredoc.Doc(`
-			Memories are short facts about you that asky recalls into later answers. Save them with memory add, or let the model save them with its save_memory tool.
+			Memories are short facts about you that asky recalls into later answers:
+			before each question, the few memories most similar to it are added to
+			the model's instructions (not in lean mode, -L).
+
+			Save them with memory add, by starting a question with
+			"remember globally:", or let the model save what you tell it about
+			yourself with its save_memory tool. A memory saved during a session
+			turn belongs to that session and is only recalled there; the others
+			are global. Saving a fact that is already remembered updates it
+			instead of adding a copy.
+
+			Configure recall in the [memory] table: enabled, recall_top_k,
+			recall_min_similarity, dedup_threshold, global_triggers.
 		`),
 		Example: heredoc.Doc(`
 			$ asky memory add "I prefer answers with code in Go"
 			$ asky memory list
+			$ asky memory search editor
 			$ asky memory delete 3
+			$ asky remember globally: I live in Lisbon. What is on this weekend?
 		`),
 	}
 	cmd.AddCommand(
-		cmdutil.Pending("list", "List memories"),
-		cmdutil.Pending("add <text>", "Save a memory"),
-		cmdutil.Pending("delete <id>", "Delete a memory"),
-		cmdutil.Pending("clear", "Delete all memories"),
-		cmdutil.Pending("search <text>", "Find memories similar to text"),
+		NewCmdList(f, nil),
+		NewCmdAdd(f, nil),
+		NewCmdDelete(f, nil),
+		NewCmdClear(f, nil),
+		NewCmdSearch(f, nil),
 	)
 	return cmdutil.StrictGroup(cmd)
 }

@@ -14,14 +14,15 @@ func NewCmdPrompts(f *cmdutil.Factory) *cobra.Command {
 		Use:   "prompts <command>",
 		Short: "List saved prompt aliases and presets",
 		Long: heredoc.Doc(`
-			Prompt aliases ([user_prompts]) expand /name in a question; command presets ([command_presets]) expand \\name args.
+			Prompt aliases ([user_prompts]) expand /name in a question; command
+			presets ([command_presets]) expand \name args.
 		`),
 		Example: heredoc.Doc(`
 			$ asky prompts list
 		`),
 	}
 	cmd.AddCommand(
-		cmdutil.Pending("list", "List prompt aliases and command presets"),
+		NewCmdList(f, nil),
 	)
 	return cmdutil.StrictGroup(cmd)
 }

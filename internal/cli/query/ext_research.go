@@ -20,9 +20,11 @@ const (
 	bootstrapSnippet    = 420
 )
 
-// acquisitionTools are removed when a corpus is preloaded: the model
-// answers from retrieval, not by fetching more.
-var acquisitionTools = []string{"extract_links", "get_link_summaries", tools.ToolGetFullContent}
+// acquisitionTools are removed when a local corpus is preloaded without
+// `web` in the pointer: the model answers from retrieval, not by fetching
+// more (the original removes the first three; the web tools of this port
+// are the same kind of acquisition).
+var acquisitionTools = []string{"extract_links", "get_link_summaries", tools.ToolGetFullContent, "web_search", "get_url_content", "get_url_details"}
 
 // researchExtension turns on research mode for -r: it resolves the
 // pointer, registers the corpus tools and adds a preloader that ingests the

@@ -15,7 +15,11 @@ import (
 type extension func(ctx context.Context, opts *Options, cfg *config.Config, req *turn.Request, reg *tools.Registry) error
 
 // extensions is the ordered list of capabilities composed into a query.
-var extensions = []extension{researchExtension}
+var extensions = []extension{
+	memoryExtension,
+	webExtension,
+	researchExtension,
+}
 
 // buildTools composes the tool registry (and preloaders on req) from every
 // extension, then applies -off.

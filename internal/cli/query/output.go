@@ -35,8 +35,7 @@ func newOutput(opts *Options) *output {
 		o.status.Set("thinking")
 	}
 	if o.tty {
-		_, h := 0, 0
-		o.stream = render.NewStream(io.Out, io.TerminalWidth(), h, io.ColorEnabled())
+		o.stream = render.NewStream(io.Out, io.TerminalWidth(), io.TerminalHeight(), io.ColorEnabled())
 	}
 	return o
 }

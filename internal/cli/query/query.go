@@ -25,6 +25,9 @@ type Options struct {
 	Factory *cmdutil.Factory
 	Now     func() time.Time
 
+	// Help prints the command's help (bare `asky` on a terminal).
+	Help func() error
+
 	Words        []string
 	Model        string
 	Lean         bool
@@ -78,6 +81,7 @@ func NewCmdQuery(f *cmdutil.Factory, runF func(context.Context, *Options) error)
 		Args: cobra.ArbitraryArgs,
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.Words = args
+			opts.Help = c.Help
 			opts.ResearchSet = c.Flags().Changed("research")
 			opts.Research = strings.TrimSpace(opts.Research)
 			opts.ToolOff = tools.ParseToolList(opts.ToolOff)
@@ -120,7 +124,7 @@ func NewCmdQuery(f *cmdutil.Factory, runF func(context.Context, *Options) error)
 	fl.Lookup("history").NoOptDefVal = "10"
 	fl.BoolVar(&opts.Reply, "reply", false, "continue the last conversation as a session")
 	fl.StringVar(&opts.TerminalLines, "terminal-lines", "", "add the last `N` lines of terminal scrollback (alias -tl)")
-	for _, name := range []string{"sticky-session", "resume-session", "session-end", "session-history", "print-session", "session-from-message", "print-answer", "history", "reply", "terminal-lines", "elephant-mode", "shortlist"} {
+	for _, name := range []string{"terminal-lines", "elephant-mode", "shortlist"} {
 		_ = fl.MarkHidden(name)
 	}
 	cmd.Flags().SetInterspersed(true)

@@ -18,12 +18,19 @@ import (
 )
 
 func run(ctx context.Context, opts *Options) error {
+	if len(opts.Words) == 0 && opts.IO.IsStdinTTY() && !opts.ListTools && opts.Help != nil && !anyFlagSet(opts) {
+		return opts.Help()
+	}
 	cfg, err := opts.Config()
 	if err != nil {
 		return err
 	}
 	for _, d := range cfg.Diagnostics {
 		fmt.Fprintf(opts.IO.ErrOut, "warning: %s\n", d)
+	}
+	sx, done, err := beginSession(ctx, opts, cfg)
+	if done || err != nil {
+		return err
 	}
 	req := &turn.Request{Lean: opts.Lean, MaxTurns: opts.Turns, SystemPrompt: opts.SystemPrompt}
 	if opts.ListTools {
@@ -51,6 +58,13 @@ func run(ctx context.Context, opts *Options) error {
 		input = "Input from stdin:\n```\n" + strings.TrimRight(input, "\n") + "\n```"
 	}
 	req.Query, req.Input = question, input
+	if !opts.Lean {
+		// Tools are composed before the model is resolved so that a bad
+		// -off name is a usage error even without a working provider.
+		if req.Tools, err = buildTools(ctx, opts, cfg, req); err != nil {
+			return err
+		}
+	}
 
 	model, err := cfg.ResolveModel(ctx, opts.Model, opts.Factory.Env())
 	if err != nil {
@@ -67,13 +81,11 @@ func run(ctx context.Context, opts *Options) error {
 		return err
 	}
 	req.Client = client
-	if !opts.Lean {
-		if req.Tools, err = buildTools(ctx, opts, cfg, req); err != nil {
-			return err
-		}
-	}
 	st, err := opts.Store()
 	if err != nil {
+		return err
+	}
+	if err := sx.prepare(ctx, req); err != nil {
 		return err
 	}
 	eng := &turn.Engine{Store: st, Now: opts.Now, DefaultMaxTurns: cfg.General.MaxTurns}
@@ -82,7 +94,10 @@ func run(ctx context.Context, opts *Options) error {
 		out.abort()
 		return err
 	}
-	return out.finish(res)
+	if err := out.finish(res); err != nil {
+		return err
+	}
+	return sx.after(ctx, res)
 }
 
 // clientOptions maps config and verbosity onto the provider options.
@@ -177,4 +192,10 @@ func nonNil[T any](s []T) []T {
 		return []T{}
 	}
 	return s
+}
+
+// anyFlagSet reports whether the invocation carried query flags, in which
+// case a missing question is a usage error rather than a request for help.
+func anyFlagSet(o *Options) bool {
+	return o.Model != "" || o.Lean || o.Turns != 0 || o.SystemPrompt != "" || len(o.ToolOff) > 0 || o.JSON
 }

@@ -1,11 +1,14 @@
-// Package session implements `asky session`.
+// Package session implements `asky session`: shell-sticky conversations.
 package session
 
 import (
+	"fmt"
+
 	"github.com/MakeNowJust/heredoc"
 	"github.com/spf13/cobra"
 
 	"github.com/askygo/asky/internal/cli/cmdutil"
+	sess "github.com/askygo/asky/internal/session"
 )
 
 // NewCmdSession builds the session group.
@@ -14,24 +17,49 @@ func NewCmdSession(f *cmdutil.Factory) *cobra.Command {
 		Use:   "session <command>",
 		Short: "Manage shell-sticky conversation sessions",
 		Long: heredoc.Doc(`
-			A session keeps a conversation going: while this shell is bound to a session every plain asky question continues it. Other terminals stay independent.
+			A session keeps a conversation going: while this shell is bound to a
+			session, every plain asky question continues it. Other terminals stay
+			independent. The binding belongs to the shell (its process id), lives
+			in $XDG_RUNTIME_DIR/asky (or the temp dir) and ends with the shell.
+
+			Session selectors: an id (12), S12, an exact name, or a unique part of
+			a name.
 		`),
 		Example: heredoc.Doc(`
 			$ asky session create trip-planning
+			$ asky "which month is best for Lisbon?"     # continues trip-planning
 			$ asky session list
+			$ asky session use trip
 			$ asky session end
 		`),
 	}
 	cmd.AddCommand(
-		cmdutil.Pending("list [N]", "List sessions"),
-		cmdutil.Pending("show [selector]", "Print a session transcript"),
-		cmdutil.Pending("create <name>", "Create a session and bind this shell to it"),
-		cmdutil.Pending("use <selector>", "Bind this shell to an existing session"),
-		cmdutil.Pending("end", "Detach this shell from its session"),
-		cmdutil.Pending("delete <selector>|--all", "Delete sessions"),
-		cmdutil.Pending("rename <selector> <name>", "Rename a session"),
-		cmdutil.Pending("clean-research <selector>", "Drop research findings of a session"),
-		cmdutil.Pending("from-message <id|last>", "Turn a history entry into a session"),
+		NewCmdList(f, nil),
+		NewCmdShow(f, nil),
+		NewCmdCreate(f, nil),
+		NewCmdUse(f, nil),
+		NewCmdEnd(f, nil),
+		NewCmdDelete(f, nil),
+		NewCmdRename(f, nil),
+		NewCmdCleanResearch(f, nil),
+		NewCmdFromMessage(f, nil),
 	)
-	return cmdutil.StrictGroup(cmd)
+	cmdutil.StrictGroup(cmd)
+	// `asky session` alone also says which session this shell continues.
+	strict := cmd.RunE
+	cmd.RunE = func(c *cobra.Command, args []string) error {
+		if len(args) == 0 {
+			d := newDeps(f)
+			if st, err := d.Store(); err == nil {
+				if s, _ := d.current(c.Context(), st); s != nil {
+					fmt.Fprintf(d.IO.ErrOut, "This shell continues session %s (%d turns).\n\n", sess.Label(s), s.Turns)
+				} else {
+					fmt.Fprintln(d.IO.ErrOut, "This shell is not bound to a session.")
+					fmt.Fprintln(d.IO.ErrOut)
+				}
+			}
+		}
+		return strict(c, args)
+	}
+	return cmd
 }

@@ -1,0 +1,155 @@
+package cli
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/askygo/asky/internal/cli/cmdutil"
+	"github.com/askygo/asky/internal/iostreams"
+)
+
+// testFactory returns a factory isolated in a temp ASKY_HOME with no API
+// keys and no local-server probing.
+func testFactory(t *testing.T, env map[string]string) (*cmdutil.Factory, *bytes.Buffer, *bytes.Buffer, *bytes.Buffer) {
+	t.Helper()
+	io, in, out, errOut := iostreams.Test()
+	io.SetTTY(true, false, false)
+	home := t.TempDir()
+	vars := map[string]string{"ASKY_HOME": home, "HOME": home}
+	for k, v := range env {
+		vars[k] = v
+	}
+	f := cmdutil.New(io)
+	f.Getenv = func(k string) string { return vars[k] }
+	f.Probe = nil
+	return f, in, out, errOut
+}
+
+func TestStrictGroups(t *testing.T) {
+	for _, args := range [][]string{
+		{"session", "banana"},
+		{"history", "banana"},
+		{"corpus", "what", "is", "this"},
+		{"config", "model", "nope"},
+		{"memory"},
+	} {
+		t.Run(strings.Join(args, "_"), func(t *testing.T) {
+			f, _, out, errOut := testFactory(t, nil)
+			code := Run(args, f)
+			if code != cmdutil.ExitUsage {
+				t.Fatalf("exit %d, want 2; stderr:\n%s", code, errOut)
+			}
+			if out.Len() != 0 {
+				t.Errorf("stdout must stay empty, got %q", out)
+			}
+			if !strings.Contains(errOut.String(), "Usage:") || !strings.Contains(errOut.String(), "error: ") {
+				t.Errorf("want group help and an error line, got:\n%s", errOut)
+			}
+		})
+	}
+}
+
+func TestHelpAndVersionTouchNothing(t *testing.T) {
+	for _, args := range [][]string{{"--help"}, {"--version"}, {"history", "--help"}, {"completion", "bash"}, {"query", "--help"}} {
+		f, _, out, errOut := testFactory(t, nil)
+		home := f.Getenv("ASKY_HOME")
+		// A config that would fail to parse proves config is never read.
+		if err := os.WriteFile(filepath.Join(home, "config.toml"), []byte("[general\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if code := Run(args, f); code != 0 {
+			t.Fatalf("%v: exit %d\n%s", args, code, errOut)
+		}
+		if out.Len() == 0 {
+			t.Errorf("%v printed nothing", args)
+		}
+		if _, err := os.Stat(filepath.Join(home, "asky.db")); err == nil {
+			t.Errorf("%v created the database", args)
+		}
+	}
+}
+
+func TestBadConfigReportsPosition(t *testing.T) {
+	f, _, _, errOut := testFactory(t, nil)
+	home := f.Getenv("ASKY_HOME")
+	os.WriteFile(filepath.Join(home, "config.toml"), []byte("[general]\ndefault_model = \"x\"\nmax_turns = = 3\n"), 0o600)
+	code := Run([]string{"hello"}, f)
+	if code != cmdutil.ExitError {
+		t.Fatalf("exit %d, want 1\n%s", code, errOut)
+	}
+	if !strings.Contains(errOut.String(), "config.toml:3:") || !strings.Contains(errOut.String(), "hint: ") {
+		t.Errorf("want file:line and a hint, got:\n%s", errOut)
+	}
+	if _, err := os.Stat(filepath.Join(home, "asky.db")); err == nil {
+		t.Error("nothing may be written when the config is bad")
+	}
+}
+
+func TestNoModelExits3(t *testing.T) {
+	f, _, out, errOut := testFactory(t, nil)
+	code := Run([]string{"what", "is", "up"}, f)
+	if code != cmdutil.ExitNoModel {
+		t.Fatalf("exit %d, want 3\n%s", code, errOut)
+	}
+	if !strings.Contains(errOut.String(), "asky config model add") || out.Len() != 0 {
+		t.Errorf("stderr:\n%s\nstdout:\n%s", errOut, out)
+	}
+}
+
+func TestUnknownAliasExits2(t *testing.T) {
+	f, _, _, errOut := testFactory(t, nil)
+	home := f.Getenv("ASKY_HOME")
+	os.WriteFile(filepath.Join(home, "config.toml"), []byte(`[api.local]
+base_url = "http://127.0.0.1:9/v1"
+[models.fast]
+api = "local"
+id = "m1"
+[models.slow]
+api = "local"
+id = "m2"
+`), 0o600)
+	code := Run([]string{"-m", "nope", "hi"}, f)
+	if code != cmdutil.ExitUsage {
+		t.Fatalf("exit %d, want 2\n%s", code, errOut)
+	}
+	if !strings.Contains(errOut.String(), "fast, slow") {
+		t.Errorf("want aliases listed, got:\n%s", errOut)
+	}
+}
+
+func TestNoQuestionIsUsageError(t *testing.T) {
+	f, _, _, errOut := testFactory(t, nil)
+	if code := Run([]string{"-L"}, f); code != cmdutil.ExitUsage {
+		t.Fatalf("exit %d, want 2\n%s", code, errOut)
+	}
+}
+
+func TestBinaryStdinRefused(t *testing.T) {
+	f, in, _, errOut := testFactory(t, map[string]string{"OPENAI_API_KEY": "sk-test"})
+	f.IO.SetTTY(false, false, false)
+	in.Write([]byte("PK\x03\x04\x00\x00binary"))
+	if code := Run([]string{"what is this"}, f); code != cmdutil.ExitUsage {
+		t.Fatalf("exit %d, want 2\n%s", code, errOut)
+	}
+	if !strings.Contains(errOut.String(), "binary") {
+		t.Errorf("stderr:\n%s", errOut)
+	}
+}
+
+func TestTranslateLegacyArgs(t *testing.T) {
+	got := strings.Join(TranslateLegacyArgs([]string{"-sp", "be brief", "-off", "web_search", "-L", "--", "-sp", "x"}), "|")
+	want := "--system-prompt|be brief|--tool-off|web_search|-L|--|-sp|x"
+	if got != want {
+		t.Fatalf("got %s, want %s", got, want)
+	}
+}
+
+func TestUnknownToolOffIsUsageError(t *testing.T) {
+	f, _, _, errOut := testFactory(t, map[string]string{"OPENAI_API_KEY": "sk-test"})
+	if code := Run([]string{"-off", "no_such_tool", "hi"}, f); code != cmdutil.ExitUsage {
+		t.Fatalf("exit %d, want 2\n%s", code, errOut)
+	}
+}

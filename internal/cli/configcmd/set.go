@@ -1,0 +1,85 @@
+package configcmd
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/MakeNowJust/heredoc"
+	"github.com/spf13/cobra"
+
+	"github.com/askygo/asky/internal/cli/cmdutil"
+	"github.com/askygo/asky/internal/config"
+	"github.com/askygo/asky/internal/iostreams"
+)
+
+// SetOptions are the inputs of `config set`.
+type SetOptions struct {
+	IO *iostreams.IOStreams
+	// Getenv locates the config; set reloads it itself, so that it edits
+	// what is on disk now.
+	Getenv func(string) string
+	Key    string
+	Value  string
+}
+
+// NewCmdSet builds `config set`; runF replaces the run function in tests.
+func NewCmdSet(f *cmdutil.Factory, runF func(*SetOptions) error) *cobra.Command {
+	opts := &SetOptions{IO: f.IO, Getenv: f.Getenv}
+	cmd := &cobra.Command{
+		Use:   "set <key> <value>",
+		Short: "Set one configuration value in config.toml",
+		Long: heredoc.Doc(`
+			Set a dotted key. The value is checked against the key's type
+			(integer, number, true/false, list) before anything is written;
+			lists may be comma-separated or a TOML array.
+
+			The change is made in place: comments and layout of the file are
+			kept, and only the key's line changes (or one line is added to its
+			table). The file that already sets the key (or its table) is edited,
+			so a split-file layout from the original asky (models.toml, …) keeps
+			working; new keys go to config.toml. Files are written atomically
+			(temporary file, fsync, rename) with mode 0600.
+		`),
+		Example: heredoc.Doc(`
+			$ asky config set general.default_model sonnet
+			$ asky config set general.max_turns 30
+			$ asky config set research.local_document_roots "~/notes, ~/papers"
+			$ asky config set models.gpt.parameters.temperature 0.2
+		`),
+		Args: exactArgs(2),
+		RunE: func(c *cobra.Command, args []string) error {
+			opts.Key, opts.Value = args[0], args[1]
+			if runF != nil {
+				return runF(opts)
+			}
+			return setRun(opts)
+		},
+	}
+	return cmd
+}
+
+func setRun(opts *SetOptions) error {
+	v, err := config.ParseValue(opts.Key, opts.Value)
+	if err != nil {
+		return keyErr(err)
+	}
+	written, err := config.Apply(opts.Getenv, config.Change{Key: opts.Key, Value: v})
+	if err != nil {
+		return err
+	}
+	reportWrites(opts.IO, written)
+	shown := opts.Value
+	leaf := opts.Key[strings.LastIndexByte(opts.Key, '.')+1:]
+	if leaf == "api_key" || leaf == "password" {
+		shown = config.Redacted
+		fmt.Fprintln(opts.IO.ErrOut, "warning: a literal secret in a config file is readable by anything that reads the file; prefer api_key_env or api_key_cmd")
+	}
+	fmt.Fprintf(opts.IO.ErrOut, "✓ Set %s = %s in %s\n", opts.Key, shown, files(written))
+	if opts.Key == "general.default_model" || opts.Key == "general.summarization_model" {
+		if cfg, err := config.Load(opts.Getenv); err == nil && opts.Value != "" && !slices.Contains(cfg.Aliases(), opts.Value) {
+			fmt.Fprintf(opts.IO.ErrOut, "warning: %q is not a configured model alias (have: %s); add it with `asky config model add --alias %s`\n", opts.Value, aliasList(cfg), opts.Value)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,96 @@
+package query
+
+import (
+	"context"
+	"sync"
+
+	"github.com/askygo/asky/internal/config"
+	"github.com/askygo/asky/internal/memory"
+	"github.com/askygo/asky/internal/tools"
+	"github.com/askygo/asky/internal/turn"
+)
+
+// memoryExtension gives the model the save_memory tool and adds a
+// preloader that, before the first model call, handles a global-memory
+// trigger prefix and recalls the memories relevant to the question
+// (memory.Service.PrepareTurn). Lean mode never gets here. With memory
+// disabled the tool is not offered and only the trigger prefix is still
+// stripped (with a notice), so it never reaches the model.
+func memoryExtension(_ context.Context, opts *Options, cfg *config.Config, req *turn.Request, reg *tools.Registry) error {
+	mem := &memoryTurn{opts: opts, cfg: cfg.Memory, sessionID: req.SessionID}
+	if cfg.Memory.Enabled {
+		reg.Add(tools.SaveMemory(mem, mem.session))
+	}
+	req.Preloaders = append(req.Preloaders, turn.PreloaderFunc(mem.preload))
+	return nil
+}
+
+// memoryTurn is the memory state of one query. The service (and so the
+// database) is opened on first use: `asky --tools` never touches it.
+type memoryTurn struct {
+	opts *Options
+	cfg  config.Memory
+
+	mu        sync.Mutex
+	svc       *memory.Service
+	sessionID int64
+}
+
+func (m *memoryTurn) service() (*memory.Service, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.svc == nil {
+		st, err := m.opts.Store()
+		if err != nil {
+			return nil, err
+		}
+		m.svc = memory.New(st, m.cfg, nil)
+	}
+	return m.svc, nil
+}
+
+// session is the turn's session as the engine sees it: preloaders run on
+// the engine's copy of the request, where the session is final.
+func (m *memoryTurn) session() int64 {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.sessionID
+}
+
+// Save implements tools.MemorySaver.
+func (m *memoryTurn) Save(ctx context.Context, text string, tags []string, sessionID int64) (memory.SaveResult, error) {
+	svc, err := m.service()
+	if err != nil {
+		return memory.SaveResult{}, err
+	}
+	return svc.Save(ctx, text, tags, sessionID)
+}
+
+// preload hands the question to memory before the first model call and
+// reports what it did through the event sink. Memory never fails a turn.
+func (m *memoryTurn) preload(ctx context.Context, req *turn.Request, emit func(turn.Event)) error {
+	m.mu.Lock()
+	m.sessionID = req.SessionID
+	m.mu.Unlock()
+	svc, err := m.service()
+	if err != nil {
+		emit(turn.Event{Kind: turn.EventNotice, Text: "memory skipped: " + err.Error()})
+		return nil
+	}
+	tm, err := svc.PrepareTurn(ctx, req.Query, req.SessionID)
+	if err != nil {
+		return err
+	}
+	req.Query = tm.Query
+	if n := tm.SavedNotice(); n != "" {
+		emit(turn.Event{Kind: turn.EventNotice, Text: n})
+	}
+	for _, n := range tm.Notices {
+		emit(turn.Event{Kind: turn.EventNotice, Text: n})
+	}
+	if tm.Section != "" {
+		req.SystemExtra = append(req.SystemExtra, tm.Section)
+		emit(turn.Event{Kind: turn.EventDebug, Text: tm.Describe()})
+	}
+	return nil
+}

@@ -1,0 +1,147 @@
+package query
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/askygo/asky/internal/cli/cmdutil"
+	"github.com/askygo/asky/internal/cli/history"
+	clisession "github.com/askygo/asky/internal/cli/session"
+	"github.com/askygo/asky/internal/config"
+	"github.com/askygo/asky/internal/userprompt"
+)
+
+// legacyDispatch handles the original's action flags that stand for a
+// grouped verb (-H, -pa, -sh, -ps, -se, -sfm, --reply). done reports that
+// the invocation was fully handled; -se, -sfm and --reply go on to ask when
+// a question follows.
+func legacyDispatch(ctx context.Context, opts *Options) (done bool, err error) {
+	f := opts.Factory
+	switch {
+	case opts.History != "":
+		return true, runVerb(ctx, history.NewCmdHistory(f), "list", opts.History)
+	case opts.PrintAnswer != "":
+		return true, runVerb(ctx, history.NewCmdHistory(f), "show", opts.PrintAnswer)
+	case opts.SessionHistory != "":
+		return true, runVerb(ctx, clisession.NewCmdSession(f), "list", opts.SessionHistory)
+	case opts.PrintSession != "":
+		return true, runVerb(ctx, clisession.NewCmdSession(f), "show", opts.PrintSession)
+	case opts.SessionEnd:
+		if err := clisession.EndRun(ctx, clisession.NewEndOptions(f)); err != nil {
+			return true, err
+		}
+		return len(opts.Words) == 0, nil
+	case opts.FromMessage != "" || opts.Reply:
+		ref := opts.FromMessage
+		if opts.Reply {
+			ref = "last"
+		}
+		if err := clisession.FromMessageRun(ctx, clisession.NewFromMessageOptions(f, ref)); err != nil {
+			return true, err
+		}
+		return len(opts.Words) == 0, nil
+	}
+	return false, nil
+}
+
+// runVerb runs one verb of a command group as if typed, so the legacy flag
+// behaves exactly like the grouped command it stands for.
+func runVerb(ctx context.Context, group *cobra.Command, args ...string) error {
+	group.SetArgs(args)
+	group.SilenceErrors = true
+	group.SilenceUsage = true
+	_, err := group.ExecuteContextC(ctx)
+	return err
+}
+
+// expandPreset handles `\name args…` (and `\presets`): the expansion is
+// parsed again as query flags and words, so a preset may carry flags such as
+// -L or -m. Flags of the expansion override those typed before it.
+func expandPreset(opts *Options, cfg *config.Config) (done bool, err error) {
+	if len(opts.Words) == 0 || !strings.HasPrefix(opts.Words[0], `\`) {
+		return false, nil
+	}
+	if opts.Words[0] == `\presets` {
+		listPresets(opts, cfg)
+		return true, nil
+	}
+	tokens, err := userprompt.ExpandPreset(cfg.CommandPresets, opts.Words)
+	var unknown *userprompt.UnknownPresetError
+	if errors.As(err, &unknown) {
+		return true, cmdutil.UsageError(unknown.Hint(), "%s", unknown.Error())
+	}
+	if err != nil {
+		return true, err
+	}
+	var parsed *Options
+	cmd := NewCmdQuery(opts.Factory, func(_ context.Context, o *Options) error { parsed = o; return nil })
+	cmd.SetArgs(tokens)
+	cmd.SilenceErrors, cmd.SilenceUsage = true, true
+	cmd.SetOut(opts.IO.ErrOut)
+	cmd.SetErr(opts.IO.ErrOut)
+	if err := cmd.Execute(); err != nil {
+		return true, fmt.Errorf("preset \\%s: %w", strings.TrimPrefix(opts.Words[0], `\`), err)
+	}
+	if parsed == nil {
+		return true, nil // the expansion asked for --help
+	}
+	mergeOptions(opts, parsed)
+	return false, nil
+}
+
+// mergeOptions copies what a preset set onto opts.
+func mergeOptions(opts, p *Options) {
+	opts.Words = p.Words
+	set := func(dst *string, v string) {
+		if v != "" {
+			*dst = v
+		}
+	}
+	set(&opts.Model, p.Model)
+	set(&opts.SystemPrompt, p.SystemPrompt)
+	set(&opts.Continue, p.Continue)
+	set(&opts.Shortlist, p.Shortlist)
+	set(&opts.StickySession, p.StickySession)
+	set(&opts.ResumeSession, p.ResumeSession)
+	set(&opts.TerminalLines, p.TerminalLines)
+	if p.ResearchSet {
+		opts.Research, opts.ResearchSet = p.Research, true
+	}
+	if p.Turns > 0 {
+		opts.Turns = p.Turns
+	}
+	opts.ToolOff = append(opts.ToolOff, p.ToolOff...)
+	opts.Lean = opts.Lean || p.Lean
+	opts.JSON = opts.JSON || p.JSON
+	opts.Summarize = opts.Summarize || p.Summarize
+	opts.NewSession = opts.NewSession || p.NewSession
+	opts.ElephantMode = opts.ElephantMode || p.ElephantMode
+	opts.OpenReport = opts.OpenReport || p.OpenReport
+	opts.CopyClipboard = opts.CopyClipboard || p.CopyClipboard
+}
+
+func listPresets(opts *Options, cfg *config.Config) {
+	if len(cfg.CommandPresets) == 0 {
+		fmt.Fprintln(opts.IO.ErrOut, "no command presets; add them under [command_presets] in config.toml")
+		return
+	}
+	for _, k := range userprompt.Matching(cfg.CommandPresets, "") {
+		fmt.Fprintf(opts.IO.Out, "\\%-16s %s\n", k, cfg.CommandPresets[k])
+	}
+}
+
+// listPrompts prints prompt aliases starting with prefix.
+func listPrompts(opts *Options, cfg *config.Config, prefix string) {
+	keys := userprompt.Matching(cfg.UserPrompts, prefix)
+	if len(keys) == 0 {
+		fmt.Fprintf(opts.IO.ErrOut, "no prompt starts with /%s; see `asky prompts list`\n", prefix)
+		return
+	}
+	for _, k := range keys {
+		fmt.Fprintf(opts.IO.Out, "/%-16s %s\n", k, oneLine(cfg.UserPrompts[k], 70))
+	}
+}

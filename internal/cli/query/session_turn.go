@@ -1,0 +1,535 @@
+package query
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/askygo/asky/internal/cli/cmdutil"
+	clisession "github.com/askygo/asky/internal/cli/session"
+	"github.com/askygo/asky/internal/clipboard"
+	"github.com/askygo/asky/internal/config"
+	"github.com/askygo/asky/internal/llm"
+	"github.com/askygo/asky/internal/llm/provider"
+	sess "github.com/askygo/asky/internal/session"
+	"github.com/askygo/asky/internal/store"
+	"github.com/askygo/asky/internal/turn"
+	"github.com/askygo/asky/internal/userprompt"
+)
+
+// sessionTurn carries what sessions, continuation and output extras decide
+// for one question, between the three points of run that need them:
+// before anything (beginSession), before the engine (prepare) and after the
+// answer is printed (after).
+type sessionTurn struct {
+	opts    *Options
+	cfg     *config.Config
+	st      *store.Store
+	binding *sess.Binding
+	// sess is the session this turn belongs to (nil = one-shot).
+	sess *store.Session
+	// contIDs are history turns loaded as context by -c.
+	contIDs []int64
+}
+
+// beginSession runs first in a query: legacy action flags, presets and
+// prompt aliases, -c's selector, the shell's session (binding, -ss, -rs,
+// --session, idle prompt) and session defaults. done means the invocation
+// was fully handled (a listing, a defaults-only update).
+func beginSession(ctx context.Context, opts *Options, cfg *config.Config) (*sessionTurn, bool, error) {
+	sx := &sessionTurn{opts: opts, cfg: cfg}
+	if done, err := legacyDispatch(ctx, opts); done || err != nil {
+		return sx, true, err
+	}
+	if done, err := expandPreset(opts, cfg); done || err != nil {
+		return sx, true, err
+	}
+	if done, err := sx.expandPrompts(ctx); done || err != nil {
+		return sx, true, err
+	}
+	// -c has "~1" as its no-value default, so `asky -c 42 more` arrives as
+	// ~1 plus the words "42 more": a leading selector word is the selector.
+	if opts.Continue == "~1" && len(opts.Words) > 0 && sess.IsHistorySelector(opts.Words[0]) {
+		opts.Continue, opts.Words = opts.Words[0], opts.Words[1:]
+	}
+	if opts.Continue != "" && !sess.IsHistorySelector(opts.Continue) {
+		// A non-selector value is the start of the question.
+		opts.Words = append([]string{opts.Continue}, opts.Words...)
+		opts.Continue = "~1"
+	}
+	if opts.ListTools {
+		return sx, false, nil
+	}
+	st, err := opts.Store()
+	if err != nil {
+		return sx, true, err
+	}
+	sx.st = st
+	// -c is checked before anything slower (model resolution) so a bad
+	// selector is reported as such.
+	if opts.Continue != "" {
+		ids, err := sess.ResolveTurnIDs(ctx, st, opts.Continue)
+		var hse *sess.HistorySelectorError
+		if errors.As(err, &hse) {
+			return sx, true, cmdutil.UsageError(hse.Hint(), "%s", hse.Error())
+		}
+		if err != nil {
+			return sx, true, cmdutil.WithHint(err, "see `asky history list`")
+		}
+		sx.contIDs = ids
+	}
+	sx.binding = sess.NewBinding(opts.Factory.Getenv, opts.Factory.Getppid())
+	if err := sx.chooseSession(ctx); err != nil {
+		return sx, true, err
+	}
+	given := explicitDefaults(opts)
+	if len(opts.Words) == 0 && (given || opts.StickySession != "" || opts.ResumeSession != "") && !sx.stdinHasData() {
+		if !given {
+			return sx, true, nil // -ss/-rs without a question only bind
+		}
+		return sx, true, sx.defaultsOnly(ctx)
+	}
+	if sx.sess != nil {
+		if err := sx.persistDefaults(ctx); err != nil {
+			return sx, true, err
+		}
+		sx.applyDefaults()
+	}
+	return sx, false, nil
+}
+
+// chooseSession decides the session of this turn.
+func (sx *sessionTurn) chooseSession(ctx context.Context) error {
+	opts := sx.opts
+	question := joinWords(opts.Words)
+	switch {
+	case opts.StickySession != "":
+		name := strings.TrimSpace(opts.StickySession)
+		if err := clisession.ValidateName(name); err != nil {
+			return err
+		}
+		s := &store.Session{Name: name}
+		if err := sx.st.CreateSession(ctx, s); err != nil {
+			return err
+		}
+		if err := sx.binding.Set(s.ID); err != nil {
+			return err
+		}
+		sx.sess = s
+		sx.notice(fmt.Sprintf("Created session %s; this shell now continues it.", sess.Label(s)))
+		return nil
+	case opts.ResumeSession != "":
+		s, err := sess.Resolve(ctx, sx.st, opts.ResumeSession)
+		if err != nil {
+			return clisession.ResolveError(err)
+		}
+		if err := sx.binding.Set(s.ID); err != nil {
+			return err
+		}
+		sx.sess = s
+		sx.notice(fmt.Sprintf("This shell now continues session %s (%d turns).", sess.Label(s), s.Turns))
+		return nil
+	case opts.NewSession:
+		if question == "" {
+			return cmdutil.UsageError(`put the question after --session: asky --session "plan a trip to Lisbon"`, "--session needs a question")
+		}
+		// Named from the question at once (no model call), so the answer is
+		// not delayed.
+		name, err := sess.UniqueName(ctx, sx.st, sess.AutoName(question))
+		if err != nil {
+			return err
+		}
+		s := &store.Session{Name: name}
+		if err := sx.st.CreateSession(ctx, s); err != nil {
+			return err
+		}
+		if err := sx.binding.Set(s.ID); err != nil {
+			return err
+		}
+		sx.sess = s
+		sx.notice(fmt.Sprintf("Started session %s; this shell now continues it.", sess.Label(s)))
+		return nil
+	}
+	s, notices, err := sess.Current(ctx, sx.binding, sx.st)
+	for _, n := range notices {
+		sx.notice("notice: " + n)
+	}
+	if err != nil || s == nil {
+		return err
+	}
+	sx.sess = s
+	if question == "" && !explicitDefaults(opts) {
+		return nil
+	}
+	if question != "" && sx.idle() {
+		return sx.askIdle(ctx)
+	}
+	if question != "" {
+		sx.notice(fmt.Sprintf("Resuming session %s", sess.Label(s)))
+	}
+	return nil
+}
+
+func (sx *sessionTurn) notice(s string) { fmt.Fprintln(sx.opts.IO.ErrOut, s) }
+
+// idle reports whether the bound session was last used longer ago than
+// [session] idle_timeout_minutes.
+func (sx *sessionTurn) idle() bool {
+	mins := sx.cfg.Session.IdleTimeoutMinutes
+	if mins <= 0 || sx.sess.LastUsedAt.IsZero() {
+		return false
+	}
+	now := time.Now
+	if sx.opts.Now != nil {
+		now = sx.opts.Now
+	}
+	return now().Sub(sx.sess.LastUsedAt) > time.Duration(mins)*time.Minute
+}
+
+// askIdle asks, on a terminal only, whether to continue an idle session,
+// start a new one or ask one-off. Without a terminal the session continues.
+func (sx *sessionTurn) askIdle(ctx context.Context) error {
+	s := sx.sess
+	if !sx.opts.IO.CanPrompt() || sx.opts.JSON {
+		sx.notice(fmt.Sprintf("Resuming session %s", sess.Label(s)))
+		return nil
+	}
+	ago := time.Since(s.LastUsedAt).Round(time.Minute)
+	fmt.Fprintf(sx.opts.IO.ErrOut, "Session %s has been idle for %s. [c]ontinue, [n]ew session, [o]ne-off question? [c] ", sess.Label(s), ago)
+	line, err := bufio.NewReader(sx.opts.IO.In).ReadString('\n')
+	if err != nil && !errors.Is(err, io.EOF) {
+		return err
+	}
+	switch strings.ToLower(strings.TrimSpace(line)) {
+	case "n", "new":
+		ns := &store.Session{Defaults: store.SessionDefaults{PendingAutoName: true}}
+		if err := sx.st.CreateSession(ctx, ns); err != nil {
+			return err
+		}
+		if err := sx.binding.Set(ns.ID); err != nil {
+			return err
+		}
+		sx.sess = ns
+		sx.notice(fmt.Sprintf("Started session %d; this shell now continues it.", ns.ID))
+	case "o", "one-off", "oneoff":
+		sx.sess = nil
+		sx.notice("Asking one-off; this shell stays bound to session " + sess.Label(s) + ".")
+	default:
+		sx.notice(fmt.Sprintf("Resuming session %s", sess.Label(s)))
+	}
+	return nil
+}
+
+// expandPrompts applies /alias prompts. A lone "/" or "/x" matching no
+// prompt lists prompts instead of asking.
+func (sx *sessionTurn) expandPrompts(ctx context.Context) (bool, error) {
+	opts, cfg := sx.opts, sx.cfg
+	q := joinWords(opts.Words)
+	if !strings.Contains(q, "/") {
+		return false, nil
+	}
+	home, _ := os.UserHomeDir()
+	if h := opts.Factory.Getenv("HOME"); h != "" {
+		home = h
+	}
+	e := &userprompt.Expander{
+		Prompts:     cfg.UserPrompts,
+		Home:        home,
+		MaxFileSize: cfg.Limits.MaxPromptFileSize,
+		Clipboard: func() (string, error) {
+			return clipboard.Paste(ctx, clipboard.Env{Getenv: opts.Factory.Getenv})
+		},
+	}
+	if prefix, lone := e.Lone(q); lone {
+		listPrompts(opts, cfg, prefix)
+		if prefix != "" {
+			return true, cmdutil.UsageError("pick one of the prompts above, or see `asky prompts list`", "no prompt named /%s", prefix)
+		}
+		return true, nil
+	}
+	expanded, warnings := e.Expand(q)
+	for _, w := range warnings {
+		fmt.Fprintln(opts.IO.ErrOut, "warning: "+w)
+	}
+	if expanded != q {
+		opts.Words = []string{expanded}
+	}
+	return false, nil
+}
+
+// stdinHasData peeks at piped stdin without losing what it reads.
+func (sx *sessionTurn) stdinHasData() bool {
+	io := sx.opts.IO
+	if io.IsStdinTTY() || io.In == nil {
+		return false
+	}
+	br := bufio.NewReader(io.In)
+	io.In = br
+	_, err := br.Peek(1)
+	return err == nil
+}
+
+// explicitDefaults reports whether any flag that persists on a session was
+// given.
+func explicitDefaults(o *Options) bool {
+	return o.Model != "" || o.Lean || o.Turns > 0 || o.SystemPrompt != "" || len(o.ToolOff) > 0 ||
+		o.Shortlist != "" || o.ResearchSet || o.Summarize || o.ElephantMode || o.TerminalLines != ""
+}
+
+// persistDefaults stores the session-persisted flags given now.
+func (sx *sessionTurn) persistDefaults(ctx context.Context) error {
+	o, s := sx.opts, sx.sess
+	if !explicitDefaults(o) {
+		return nil
+	}
+	if o.Model != "" {
+		if _, ok := sx.cfg.Models[o.Model]; !ok {
+			// Leave validation and its error to model resolution; an
+			// unknown alias is never stored.
+			if _, err := sx.cfg.ResolveModel(ctx, o.Model, o.Factory.Env()); err != nil {
+				return err
+			}
+		}
+		s.Defaults.Model, s.Model = o.Model, o.Model
+	}
+	if o.Lean {
+		s.Defaults.Lean = true
+	}
+	if o.Turns > 0 {
+		s.MaxTurns = o.Turns
+	}
+	if o.SystemPrompt != "" {
+		s.Defaults.SystemPrompt = o.SystemPrompt
+	}
+	if len(o.ToolOff) > 0 {
+		s.Defaults.ToolOff = append([]string(nil), o.ToolOff...)
+	}
+	switch o.Shortlist {
+	case "on", "off":
+		s.ShortlistOverride = o.Shortlist
+	case "reset":
+		s.ShortlistOverride = ""
+	case "":
+	default:
+		return cmdutil.FlagErrorf("--shortlist takes on, off or reset, got %q", o.Shortlist)
+	}
+	if o.ResearchSet {
+		r := o.Research
+		s.Defaults.Research = &r
+	}
+	if o.Summarize {
+		s.Defaults.Summarize = true
+	}
+	if o.ElephantMode {
+		s.MemoryAutoExtract = true
+	}
+	if o.TerminalLines != "" {
+		s.Defaults.TerminalLines = o.TerminalLines
+	}
+	return sx.st.UpdateSessionSettings(ctx, s)
+}
+
+// applyDefaults fills flags not given from the session.
+func (sx *sessionTurn) applyDefaults() {
+	o, s := sx.opts, sx.sess
+	d := s.Defaults
+	if o.Model == "" {
+		o.Model = d.Model
+	}
+	o.Lean = o.Lean || d.Lean
+	if o.Turns == 0 {
+		o.Turns = s.MaxTurns
+	}
+	if o.SystemPrompt == "" {
+		o.SystemPrompt = d.SystemPrompt
+	}
+	if len(o.ToolOff) == 0 {
+		o.ToolOff = append([]string(nil), d.ToolOff...)
+	}
+	if o.Shortlist == "" {
+		o.Shortlist = s.ShortlistOverride
+	} else if o.Shortlist == "reset" {
+		o.Shortlist = ""
+	}
+	if !o.ResearchSet && d.Research != nil {
+		o.Research, o.ResearchSet = *d.Research, true
+	}
+	o.Summarize = o.Summarize || d.Summarize
+	o.ElephantMode = o.ElephantMode || s.MemoryAutoExtract
+	if o.TerminalLines == "" {
+		o.TerminalLines = d.TerminalLines
+	}
+}
+
+// defaultsOnly handles flags without a question: they are stored on the
+// shell's session. Without a session it is the usual "no question" error.
+func (sx *sessionTurn) defaultsOnly(ctx context.Context) error {
+	if sx.sess == nil {
+		// Unlike the original, a stray `asky -L` does not silently start a
+		// session: flags alone only mean something for a session.
+		return cmdutil.UsageError("ask something (asky -L \"your question\"), or keep these flags for this shell's conversation: asky session create NAME, then asky "+strings.Join(flagWords(sx.opts), " "),
+			"no question given")
+	}
+	if err := sx.persistDefaults(ctx); err != nil {
+		return err
+	}
+	sx.notice(fmt.Sprintf("Session %s updated with query defaults: %s.", sess.Label(sx.sess), describeDefaults(sx.opts)))
+	return nil
+}
+
+func describeDefaults(o *Options) string {
+	var parts []string
+	add := func(cond bool, s string) {
+		if cond {
+			parts = append(parts, s)
+		}
+	}
+	add(o.Model != "", "model "+o.Model)
+	add(o.Lean, "lean")
+	add(o.Turns > 0, fmt.Sprintf("%d turns", o.Turns))
+	add(o.SystemPrompt != "", "system prompt")
+	add(len(o.ToolOff) > 0, "tools off: "+strings.Join(o.ToolOff, ","))
+	add(o.Shortlist != "", "shortlist "+o.Shortlist)
+	add(o.ResearchSet, "research")
+	add(o.Summarize, "summaries")
+	add(o.ElephantMode, "memory extraction")
+	add(o.TerminalLines != "", "terminal lines "+o.TerminalLines)
+	return strings.Join(parts, ", ")
+}
+
+// prepare runs after the model is resolved and before the engine: it names
+// a pending session, compacts a long session (before the request, so the
+// printed answer is never delayed) and loads the conversation and -c
+// context into req.
+func (sx *sessionTurn) prepare(ctx context.Context, req *turn.Request) error {
+	if sx.st == nil {
+		return nil
+	}
+	summarize := sx.summarizer(req)
+	var history []llm.Message
+	if len(sx.contIDs) > 0 {
+		msgs, err := sess.ContinuationMessages(ctx, sx.st, sx.contIDs, sx.opts.Summarize, summarize)
+		if err != nil {
+			return err
+		}
+		history = append(history, msgs...)
+		sx.notice("Loaded context from history " + joinIDs(sx.contIDs))
+	}
+	if s := sx.sess; s != nil {
+		req.SessionID = s.ID
+		if s.Defaults.PendingAutoName && s.Name == "" {
+			sx.autoName(ctx, req.Query)
+		}
+		if !req.Lean && req.Model != nil {
+			c := &sess.Compactor{Store: sx.st, ThresholdPct: sx.cfg.Session.CompactionThreshold,
+				Strategy: sx.cfg.Session.CompactionStrategy, Summarize: summarize}
+			note, err := c.Maybe(ctx, s, req.Model.ContextSize, req.Query+req.Input)
+			if err != nil {
+				if ctx.Err() != nil {
+					return err
+				}
+				sx.notice("warning: " + err.Error() + "; sending the full conversation")
+			} else if note != "" {
+				sx.notice(note)
+			}
+		}
+		msgs, err := sess.SessionMessages(ctx, sx.st, s)
+		if err != nil {
+			return err
+		}
+		history = append(history, msgs...)
+	}
+	req.History = append(history, req.History...)
+	return nil
+}
+
+// autoName names a placeholder session from its first question.
+func (sx *sessionTurn) autoName(ctx context.Context, q string) {
+	name, err := sess.UniqueName(ctx, sx.st, sess.AutoName(q))
+	if err != nil {
+		return
+	}
+	if err := sx.st.RenameSession(ctx, sx.sess.ID, name); err != nil {
+		return
+	}
+	sx.sess.Name = name
+	sx.sess.Defaults.PendingAutoName = false
+	_ = sx.st.UpdateSessionSettings(ctx, sx.sess)
+}
+
+func modelID(req *turn.Request) string {
+	if req.Model == nil {
+		return ""
+	}
+	return req.Model.ID
+}
+
+func joinIDs(ids []int64) string {
+	s := make([]string, len(ids))
+	for i, id := range ids {
+		s[i] = fmt.Sprint(id)
+	}
+	return strings.Join(s, ", ")
+}
+
+// flagWords renders the session-persisted flags given, for hints.
+func flagWords(o *Options) []string {
+	var w []string
+	if o.Model != "" {
+		w = append(w, "-m", o.Model)
+	}
+	if o.Lean {
+		w = append(w, "-L")
+	}
+	if o.Turns > 0 {
+		w = append(w, "-t", fmt.Sprint(o.Turns))
+	}
+	if len(o.ToolOff) > 0 {
+		w = append(w, "-off", strings.Join(o.ToolOff, ","))
+	}
+	if o.Shortlist != "" {
+		w = append(w, "--shortlist", o.Shortlist)
+	}
+	if o.SystemPrompt != "" {
+		w = append(w, "-sp", "…")
+	}
+	if o.ResearchSet {
+		w = append(w, "-r")
+	}
+	if o.Summarize {
+		w = append(w, "-s")
+	}
+	return w
+}
+
+// summarizer returns the Summarizer for compaction and -s: the configured
+// [general] summarization_model when it resolves, else the turn's own
+// model. The summarization client is only built when a summary is needed.
+func (sx *sessionTurn) summarizer(req *turn.Request) sess.Summarizer {
+	fallback := sess.LLMSummarizer(req.Client, modelID(req))
+	alias := sx.cfg.General.SummarizationModel
+	if alias == "" || (req.Model != nil && alias == req.Model.Alias) {
+		return fallback
+	}
+	return func(ctx context.Context, text string, maxChars int) (string, error) {
+		m, err := sx.cfg.ResolveModel(ctx, alias, sx.opts.Factory.Env())
+		if err != nil {
+			return fallback(ctx, text, maxChars)
+		}
+		client, err := provider.New(m, sx.opts.Factory.HTTPClient(), provider.Options{
+			Timeout:     time.Duration(sx.cfg.General.RequestTimeout) * time.Second,
+			IdleTimeout: time.Duration(sx.cfg.General.StreamIdleTimeout) * time.Second,
+			UserAgent:   sx.cfg.General.LLMUserAgent,
+			MaxRetries:  sx.cfg.Limits.MaxRetries,
+		})
+		if err != nil {
+			return fallback(ctx, text, maxChars)
+		}
+		return sess.LLMSummarizer(client, m.ID)(ctx, text, maxChars)
+	}
+}

@@ -1,0 +1,93 @@
+package render
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+)
+
+func TestSanitize(t *testing.T) {
+	cases := map[string]string{
+		"plain\ttext\n":                   "plain\ttext\n",
+		"evil\x1b]52;c;ZXZpbA==\x07 clip": "evil]52;c;ZXZpbA== clip",
+		"bidi \u202eabc":                  "bidi abc",
+		"c1 \u009b31m":                    "c1 31m",
+		"héllo 世界":                        "héllo 世界",
+	}
+	for in, want := range cases {
+		if got := Sanitize(in); got != want {
+			t.Errorf("Sanitize(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestLastBoundary(t *testing.T) {
+	cases := []struct {
+		text string
+		want string // committed prefix
+	}{
+		{"# Title\n\nPara one.\n\nPara t", "# Title\n\nPara one.\n\n"},
+		{"no boundary yet", ""},
+		{"intro\n\n```go\nx := 1\n\ny := 2\n", "intro\n\n"},
+		{"intro\n\n```go\nx := 1\n\ny := 2\n```\nafter", "intro\n\n```go\nx := 1\n\ny := 2\n```\n"},
+	}
+	for _, c := range cases {
+		b := lastBoundary(c.text, 0)
+		if got := c.text[:b]; got != c.want {
+			t.Errorf("lastBoundary(%q) commits %q, want %q", c.text, got, c.want)
+		}
+	}
+}
+
+func TestStreamCommitsBlocksAndFinishes(t *testing.T) {
+	var out bytes.Buffer
+	s := NewStream(&out, 80, 24, false)
+	for _, piece := range []string{"# Hel", "lo\n\nFirst ", "paragraph.\n", "\nSecond ", "paragraph."} {
+		s.Write(piece)
+	}
+	s.Finish()
+	got := out.String()
+	// The raw tail is erased with ANSI sequences; the rendered blocks
+	// remain in order.
+	clean := stripCSI(got)
+	for _, want := range []string{"Hello", "First paragraph.", "Second paragraph."} {
+		if !strings.Contains(clean, want) {
+			t.Fatalf("output lacks %q:\n%s", want, clean)
+		}
+	}
+	if strings.Index(clean, "First") > strings.LastIndex(clean, "Second") {
+		t.Errorf("blocks out of order:\n%s", clean)
+	}
+}
+
+func TestStreamDiscardForgetsTail(t *testing.T) {
+	var out bytes.Buffer
+	s := NewStream(&out, 80, 24, false)
+	s.Write("Let me look that up")
+	s.Discard()
+	s.Write("# Answer\n\nDone.")
+	s.Finish()
+	if s.lines("a\nb") != 2 {
+		t.Fatal("lines")
+	}
+	last := out.String()[strings.LastIndex(out.String(), "\x1b[K")+3:]
+	if strings.Contains(last, "Let me look") {
+		t.Errorf("discarded text was re-rendered:\n%q", out.String())
+	}
+}
+
+// stripCSI removes erase/cursor sequences the way a terminal would apply
+// them well enough for assertions: everything of a line before \r\x1b[K is
+// dropped.
+func stripCSI(s string) string {
+	s = strings.ReplaceAll(s, "\x1b[A", "")
+	s = strings.ReplaceAll(s, "\x1b[K", "")
+	return s
+}
+
+func TestMarkdownFallsBackToRaw(t *testing.T) {
+	got := Markdown("# Title\n\ntext", 80, false)
+	if !strings.Contains(got, "Title") || !strings.Contains(got, "text") {
+		t.Fatalf("got %q", got)
+	}
+}

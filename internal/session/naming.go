@@ -1,0 +1,75 @@
+package session
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"unicode"
+
+	"github.com/askygo/asky/internal/store"
+)
+
+// stopwords are skipped when naming a session; read-only after start.
+var stopwords = func() map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(`a an the and or but of to in on at for with by from about as into is are was
+		were be been being do does did how what why when where which who whom whose can could should would will
+		shall may might must i me my we our you your it its this that these those please tell explain give show
+		write make let lets get vs versus than then there their them they he she his her not no yes`) {
+		m[w] = true
+	}
+	return m
+}()
+
+// AutoName derives a session name from a question without calling a model,
+// so naming never delays the answer: the first three meaningful words,
+// lowercased and joined by dashes ("paris-weekend-trip").
+func AutoName(query string) string {
+	words := strings.FieldsFunc(strings.ToLower(query), func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsNumber(r)
+	})
+	var keep []string
+	for _, w := range words {
+		if stopwords[w] || len(w) < 2 {
+			continue
+		}
+		keep = append(keep, w)
+		if len(keep) == 3 {
+			break
+		}
+	}
+	name := strings.Join(keep, "-")
+	if len(name) > 40 {
+		name = strings.TrimRight(name[:40], "-")
+	}
+	switch {
+	case name == "":
+		name = "session"
+	case IsHistorySelector(name) || legacyID.MatchString(name):
+		// "42" or "s3" would read as an id in a selector.
+		name = "session-" + name
+	}
+	return name
+}
+
+// NameLookup is what UniqueName needs.
+type NameLookup interface {
+	SessionByName(ctx context.Context, name string) (*store.Session, error)
+}
+
+// UniqueName returns base, or base-2, base-3… when taken.
+func UniqueName(ctx context.Context, st NameLookup, base string) (string, error) {
+	name := base
+	for i := 2; i < 1000; i++ {
+		_, err := st.SessionByName(ctx, name)
+		if errors.Is(err, store.ErrNotFound) {
+			return name, nil
+		}
+		if err != nil {
+			return "", err
+		}
+		name = fmt.Sprintf("%s-%d", base, i)
+	}
+	return "", fmt.Errorf("no free session name for %q", base)
+}

@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"unsafe"
 )
 
 // The vector snapshot is a cache of the active space's vectors in one
@@ -50,21 +51,42 @@ func (ix *Index) readSnapshot(gen int64, count int) ([]int64, []float32, bool) {
 	if err != nil || fi.Size() != want {
 		return nil, nil, false
 	}
-	raw := make([]byte, fi.Size()-int64(len(snapshotMagic))-20)
+	n := int(h.Count)
+	idBytes := make([]byte, 8*n)
+	if _, err := io.ReadFull(f, idBytes); err != nil {
+		return nil, nil, false
+	}
+	ids := make([]int64, n)
+	for i := range ids {
+		ids[i] = int64(binary.LittleEndian.Uint64(idBytes[8*i:]))
+	}
+	// Read the floats straight into the []float32's memory: the file is
+	// little-endian, so on little-endian machines no decoding pass is
+	// needed.
+	flat := make([]float32, n*int(h.Dim))
+	if len(flat) == 0 {
+		return ids, flat, true
+	}
+	if nativeLittleEndian() {
+		buf := unsafe.Slice((*byte)(unsafe.Pointer(&flat[0])), 4*len(flat))
+		if _, err := io.ReadFull(f, buf); err != nil {
+			return nil, nil, false
+		}
+		return ids, flat, true
+	}
+	raw := make([]byte, 4*len(flat))
 	if _, err := io.ReadFull(f, raw); err != nil {
 		return nil, nil, false
 	}
-	n := int(h.Count)
-	ids := make([]int64, n)
-	for i := range ids {
-		ids[i] = int64(binary.LittleEndian.Uint64(raw[8*i:]))
-	}
-	raw = raw[8*n:]
-	flat := make([]float32, n*int(h.Dim))
 	for i := range flat {
 		flat[i] = math.Float32frombits(binary.LittleEndian.Uint32(raw[4*i:]))
 	}
 	return ids, flat, true
+}
+
+func nativeLittleEndian() bool {
+	x := uint16(1)
+	return *(*byte)(unsafe.Pointer(&x)) == 1
 }
 
 func (ix *Index) writeSnapshot(gen int64, ids []int64, flat []float32) error {

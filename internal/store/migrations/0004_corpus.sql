@@ -65,6 +65,8 @@ CREATE TABLE corpus_vectors (
     fingerprint TEXT NOT NULL,
     vec         BLOB NOT NULL
 );
+-- Counting a space's vectors must not read every 2 KB row.
+CREATE INDEX corpus_vectors_fp ON corpus_vectors(fingerprint);
 
 CREATE TABLE corpus_findings (
     id           INTEGER PRIMARY KEY,

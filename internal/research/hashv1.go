@@ -161,7 +161,9 @@ func fnvBytes(b []byte) uint64 {
 }
 
 func (st *hashState) embed(text string) []float32 {
-	st.reset(len(text) / 2)
+	// About one distinct feature per 1–2 bytes of text; size the table so
+	// it rarely grows.
+	st.reset(len(text) * 2)
 	wPrefix := fnvString(fnvOffset64, "w:")
 	for _, t := range Tokens(text) {
 		if IsStopword(t) {

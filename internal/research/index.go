@@ -68,6 +68,18 @@ func (e *StaleSpaceError) Hint() string {
 	return "run `asky corpus reindex` to re-embed from the stored text"
 }
 
+// EmbedderError means the configured embedder could not embed (server
+// down, model missing).
+type EmbedderError struct{ Err error }
+
+func (e *EmbedderError) Error() string { return "embedder: " + e.Err.Error() }
+func (e *EmbedderError) Unwrap() error { return e.Err }
+
+// Hint says how to recover.
+func (e *EmbedderError) Hint() string {
+	return "check [research.embedding] and that its server is running, or set provider = \"builtin\" for offline search"
+}
+
 // Open resolves the embedder's space: its fingerprint, a stored canary
 // checked against a fresh probe, and how many chunks still lack vectors.
 func (ix *Index) Open(ctx context.Context) error {
@@ -78,7 +90,7 @@ func (ix *Index) Open(ctx context.Context) error {
 	}
 	probe, err := Probe(ctx, ix.Emb)
 	if err != nil {
-		return err
+		return &EmbedderError{Err: err}
 	}
 	ix.spec = ix.Emb.Spec()
 	if ix.spec.Dim == 0 {

@@ -277,3 +277,31 @@ func TestSummarize(t *testing.T) {
 		t.Fatalf("short section: %v", err)
 	}
 }
+
+func TestReindexAfterEmbedderChange(t *testing.T) {
+	e := newEnv(t, "")
+	if err := e.run(t, "ingest", docs(t)); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.run(t, "reindex"); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(e.out.String(), "re-embedded 0 chunks; 3 chunks indexed with hash-v1") {
+		t.Fatalf("reindex: %q", e.out.String())
+	}
+	// An unreachable provider fails with the embedder named, not with
+	// silently lexical-only results.
+	if err := os.WriteFile(filepath.Join(e.home, "config.toml"), []byte("[research.embedding]\nprovider = \"ollama\"\nmodel = \"m\"\nbase_url = \"http://127.0.0.1:1\"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	e2 := &testEnv{home: e.home}
+	ios, _, out, errOut := iostreams.Test()
+	e2.f = cmdutil.New(ios)
+	e2.f.Getenv = e.f.Getenv
+	e2.out, e2.err = out, errOut
+	defer e2.f.Close()
+	err := e2.run(t, "query", "pager")
+	if err == nil || !strings.Contains(err.Error(), "unreachable") {
+		t.Fatalf("an unreachable embedder must fail clearly: %v", err)
+	}
+}

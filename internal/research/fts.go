@@ -11,8 +11,28 @@ const maxMatchTerms = 32
 // words costs ~100 ms at 100k chunks), each token double-quoted, joined with
 // OR (an implicit AND on a natural-language question returns almost
 // nothing). Empty when the text has no tokens.
-func BuildMatch(text string) string {
-	toks := Tokens(text)
+func BuildMatch(text string) string { return buildMatch(Tokens(text), nil) }
+
+// QueryTerms returns the distinct tokens BuildMatch would search for.
+func QueryTerms(text string) []string {
+	m := BuildMatch(text)
+	if m == "" {
+		return nil
+	}
+	var out []string
+	for _, q := range strings.Split(m, " OR ") {
+		out = append(out, strings.ReplaceAll(strings.Trim(q, `"`), `""`, `"`))
+	}
+	return out
+}
+
+// BuildMatchWithout is BuildMatch without the dropped terms (corpus-common
+// words); it never drops every term.
+func BuildMatchWithout(text string, drop map[string]bool) string {
+	return buildMatch(Tokens(text), drop)
+}
+
+func buildMatch(toks []string, drop map[string]bool) string {
 	content := make([]string, 0, len(toks))
 	for _, t := range toks {
 		if !IsStopword(t) {
@@ -21,6 +41,17 @@ func BuildMatch(text string) string {
 	}
 	if len(content) == 0 {
 		content = toks // a query of only stopwords still deserves an answer
+	}
+	if len(drop) > 0 {
+		kept := make([]string, 0, len(content))
+		for _, t := range content {
+			if !drop[t] {
+				kept = append(kept, t)
+			}
+		}
+		if len(kept) > 0 {
+			content = kept
+		}
 	}
 	seen := map[string]bool{}
 	var b strings.Builder

@@ -67,3 +67,27 @@ func FuzzBuildMatch(f *testing.F) {
 		}
 	})
 }
+
+func TestBuildMatchWithoutCommonTerms(t *testing.T) {
+	q := "how does the pager roll back the journal"
+	if got := QueryTerms(q); strings.Join(got, ",") != "pager,roll,back,journal" {
+		t.Fatalf("terms %v", got)
+	}
+	if got := BuildMatchWithout(q, map[string]bool{"back": true, "roll": true}); got != `"pager" OR "journal"` {
+		t.Fatalf("got %s", got)
+	}
+	// Never drops every term.
+	if got := BuildMatchWithout("pager journal", map[string]bool{"pager": true, "journal": true}); got != `"pager" OR "journal"` {
+		t.Fatalf("got %s", got)
+	}
+}
+
+func TestCorpusTermDocs(t *testing.T) {
+	st := ftsStore(t)
+	// The vocabulary holds terms as indexed (diacritics removed), so
+	// "café" is only found as "cafe"; missing a term only means keeping it.
+	df, total, err := st.CorpusTermDocs(context.Background(), []string{"pager", "cafe", "absent"})
+	if err != nil || total != 1 || df["pager"] != 1 || df["cafe"] != 1 || df["absent"] != 0 {
+		t.Fatalf("%v %d %v", df, total, err)
+	}
+}

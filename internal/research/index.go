@@ -185,7 +185,11 @@ func (ix *Index) Search(ctx context.Context, query string, o SearchOptions) ([]H
 	if dw < 0 || lw < 0 || dw+lw == 0 {
 		dw, lw = 0.5, 0.5
 	}
-	lex, err := ix.St.SearchCorpusFTS(ctx, BuildMatch(query), FieldWeights, o.Sources, pool)
+	match, err := ix.lexicalMatch(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	lex, err := ix.St.SearchCorpusFTS(ctx, match, FieldWeights, o.Sources, pool)
 	if err != nil {
 		return nil, fmt.Errorf("full-text search: %w", err)
 	}
@@ -200,6 +204,37 @@ func (ix *Index) Search(ctx context.Context, query string, o SearchOptions) ([]H
 		}
 	}
 	return ix.fuse(ctx, lex, dense, dw, lw, o)
+}
+
+// commonTermShare is the share of chunks above which a term is too common
+// to rank by: like a stopword for this corpus, it only slows the OR query
+// down (every matching chunk is scored). Only used on corpora big enough
+// for document frequencies to mean something.
+const (
+	commonTermShare     = 0.2
+	commonTermMinChunks = 2000
+)
+
+// lexicalMatch builds the MATCH expression, dropping corpus-common terms.
+func (ix *Index) lexicalMatch(ctx context.Context, query string) (string, error) {
+	terms := QueryTerms(query)
+	if len(terms) < 2 {
+		return BuildMatch(query), nil
+	}
+	df, total, err := ix.St.CorpusTermDocs(ctx, terms)
+	if err != nil {
+		return "", err
+	}
+	if total < commonTermMinChunks {
+		return BuildMatch(query), nil
+	}
+	drop := map[string]bool{}
+	for t, n := range df {
+		if float64(n) > commonTermShare*float64(total) {
+			drop[t] = true
+		}
+	}
+	return BuildMatchWithout(query, drop), nil
 }
 
 func (ix *Index) fuse(ctx context.Context, lex []store.FTSHit, dense []Scored, dw, lw float64, o SearchOptions) ([]Hit, error) {

@@ -528,8 +528,13 @@ func (s *Store) Findings(ctx context.Context, sessionID int64) ([]Finding, error
 	return out, rows.Err()
 }
 
+// bumpGeneration marks the corpus changed and refreshes the stored chunk
+// count (read on every query; counting 100k rows each time costs ms).
 func bumpGeneration(ctx context.Context, tx *sql.Tx) error {
-	_, err := tx.ExecContext(ctx, `UPDATE corpus_state SET value = value + 1 WHERE key = 'generation'`)
+	if _, err := tx.ExecContext(ctx, `UPDATE corpus_state SET value = value + 1 WHERE key = 'generation'`); err != nil {
+		return err
+	}
+	_, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO corpus_state (key, value) VALUES ('chunks', (SELECT count(*) FROM corpus_chunks))`)
 	return err
 }
 
@@ -539,4 +544,39 @@ func (s *Store) CorpusGeneration(ctx context.Context) (int64, error) {
 	var g int64
 	err := s.db.QueryRowContext(ctx, `SELECT value FROM corpus_state WHERE key = 'generation'`).Scan(&g)
 	return g, err
+}
+
+// CorpusTermDocs returns how many chunks contain each term (terms absent
+// from the index are missing from the map) and the total chunk count.
+func (s *Store) CorpusTermDocs(ctx context.Context, terms []string) (map[string]int, int, error) {
+	out := map[string]int{}
+	var total int
+	err := s.db.QueryRowContext(ctx, `SELECT value FROM corpus_state WHERE key = 'chunks'`).Scan(&total)
+	if errors.Is(err, sql.ErrNoRows) {
+		err = s.db.QueryRowContext(ctx, `SELECT count(*) FROM corpus_chunks`).Scan(&total)
+	}
+	if err != nil {
+		return nil, 0, err
+	}
+	if len(terms) == 0 {
+		return out, total, nil
+	}
+	args := make([]any, len(terms))
+	for i, t := range terms {
+		args[i] = t
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT term, doc FROM corpus_chunks_vocab WHERE term IN (`+placeholders(len(terms))+`)`, args...)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var t string
+		var n int
+		if err := rows.Scan(&t, &n); err != nil {
+			return nil, 0, err
+		}
+		out[t] = n
+	}
+	return out, total, rows.Err()
 }

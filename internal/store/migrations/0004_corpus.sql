@@ -35,6 +35,10 @@ CREATE VIRTUAL TABLE corpus_chunks_fts USING fts5(
     tokenize = 'unicode61 remove_diacritics 2'
 );
 
+-- Per-term document counts of the chunk index, read to drop terms too
+-- common to rank anything from OR queries (they dominate query time).
+CREATE VIRTUAL TABLE corpus_chunks_vocab USING fts5vocab(corpus_chunks_fts, row);
+
 CREATE TRIGGER corpus_chunks_ai AFTER INSERT ON corpus_chunks BEGIN
     INSERT INTO corpus_chunks_fts(rowid, text, title, section) VALUES (new.id, new.text, new.title, new.section);
 END;

@@ -31,7 +31,8 @@ func NewCmdIngest(f *cmdutil.Factory, runF func(context.Context, *IngestOptions)
 		Long: heredoc.Doc(`
 			Add files, directories (recursively; hidden, vendor and node_modules
 			directories are skipped) and globs to the corpus. Formats: txt, md,
-			markdown, html, htm, json, csv, pdf, epub.
+			markdown, html, htm, json, csv, pdf, epub, and text files without an
+			extension (LICENSE, COPYING).
 
 			Unchanged files (same content hash) are skipped and changed ones are
 			re-chunked, so re-running resumes an interrupted ingest. Each
@@ -44,7 +45,7 @@ func NewCmdIngest(f *cmdutil.Factory, runF func(context.Context, *IngestOptions)
 		`),
 		Example: heredoc.Doc(`
 			$ asky corpus ingest ~/papers ./notes
-			$ asky corpus ingest 'docs/**/*.md' README.md
+			$ asky corpus ingest 'notes/*.md' README.md LICENSE
 		`),
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {

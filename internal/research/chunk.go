@@ -50,13 +50,13 @@ func CollapseSpace(s string) string {
 			space = b.Len() > 0
 			continue
 		}
-		if space {
-			b.WriteByte(' ')
-			space = false
-		}
 		if r == utf8.RuneError {
 			// Invalid bytes and U+FFFD carry no text.
 			continue
+		}
+		if space {
+			b.WriteByte(' ')
+			space = false
 		}
 		b.WriteRune(r)
 	}

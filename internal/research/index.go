@@ -44,10 +44,14 @@ type Index struct {
 	// snapshot.go); empty reads them from SQLite every time.
 	SnapshotDir string
 
-	spec  Spec
-	fp    string
-	mu    sync.Mutex
-	ready bool
+	spec Spec
+	fp   string
+	mu   sync.Mutex
+	// scanMu is held (shared) while a scan reads the whole-corpus
+	// vectors, which may alias a mapped snapshot file.
+	scanMu sync.RWMutex
+	mapped []byte
+	ready  bool
 	// whole-corpus dense matrix, loaded once per process.
 	ids  []int64
 	flat []float32
@@ -135,10 +139,17 @@ func (ix *Index) Spec() Spec { return ix.spec }
 
 // Invalidate drops the cached dense matrix (after writes).
 func (ix *Index) Invalidate() {
+	ix.scanMu.Lock() // no scan may still read a mapping we drop
+	defer ix.scanMu.Unlock()
 	ix.mu.Lock()
 	ix.ids, ix.flat = nil, nil
+	unmapFile(ix.mapped)
+	ix.mapped = nil
 	ix.mu.Unlock()
 }
+
+// Close releases the vector mapping (the store is the caller's).
+func (ix *Index) Close() { ix.Invalidate() }
 
 // SearchOptions tune one search.
 type SearchOptions struct {
@@ -348,6 +359,8 @@ func (ix *Index) denseSearch(ctx context.Context, qv []float32, sources []int64,
 	if !normalize(append([]float32(nil), qv...)) {
 		return nil, nil // a query of stopwords/punctuation: lexical only
 	}
+	ix.scanMu.RLock()
+	defer ix.scanMu.RUnlock()
 	ids, flat, err := ix.vectors(ctx, sources)
 	if err != nil {
 		return nil, err

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
-	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -29,59 +28,61 @@ type snapHeader struct {
 	Count uint64
 }
 
-func (ix *Index) readSnapshot(gen int64, count int) ([]int64, []float32, bool) {
+// readSnapshot returns the snapshot's ids and vectors. On little-endian
+// machines the vectors alias a read-only mapping of the file, which the
+// caller owns (mapped is non-nil) and must unmap when done.
+func (ix *Index) readSnapshot(gen int64, count int) (ids []int64, flat []float32, mapped []byte, ok bool) {
 	f, err := os.Open(ix.snapshotPath())
 	if err != nil {
-		return nil, nil, false
+		return nil, nil, nil, false
 	}
 	defer f.Close()
-	magic := make([]byte, len(snapshotMagic))
-	var h snapHeader
-	if _, err := io.ReadFull(f, magic); err != nil || string(magic) != snapshotMagic {
-		return nil, nil, false
+	fi, err := f.Stat()
+	if err != nil || fi.Size() < int64(len(snapshotMagic))+20 {
+		return nil, nil, nil, false
 	}
-	if err := binary.Read(f, binary.LittleEndian, &h); err != nil {
-		return nil, nil, false
+	data, err := mapFile(f, fi.Size())
+	if err != nil {
+		return nil, nil, nil, false
+	}
+	fail := func() ([]int64, []float32, []byte, bool) {
+		unmapFile(data)
+		return nil, nil, nil, false
+	}
+	if string(data[:len(snapshotMagic)]) != snapshotMagic {
+		return fail()
+	}
+	var h snapHeader
+	if err := binary.Read(bytes.NewReader(data[len(snapshotMagic):]), binary.LittleEndian, &h); err != nil {
+		return fail()
 	}
 	if int(h.Dim) != ix.spec.Dim || h.Gen != gen || h.Count != uint64(count) {
-		return nil, nil, false
+		return fail()
 	}
-	fi, err := f.Stat()
-	want := int64(len(snapshotMagic)) + 20 + int64(h.Count)*8 + int64(h.Count)*int64(h.Dim)*4
-	if err != nil || fi.Size() != want {
-		return nil, nil, false
+	n, dim := int(h.Count), int(h.Dim)
+	off := len(snapshotMagic) + 20
+	if int64(len(data)) != int64(off)+int64(n)*8+int64(n)*int64(dim)*4 {
+		return fail()
 	}
-	n := int(h.Count)
-	idBytes := make([]byte, 8*n)
-	if _, err := io.ReadFull(f, idBytes); err != nil {
-		return nil, nil, false
-	}
-	ids := make([]int64, n)
+	ids = make([]int64, n)
 	for i := range ids {
-		ids[i] = int64(binary.LittleEndian.Uint64(idBytes[8*i:]))
+		ids[i] = int64(binary.LittleEndian.Uint64(data[off+8*i:]))
 	}
-	// Read the floats straight into the []float32's memory: the file is
-	// little-endian, so on little-endian machines no decoding pass is
-	// needed.
-	flat := make([]float32, n*int(h.Dim))
-	if len(flat) == 0 {
-		return ids, flat, true
+	off += 8 * n
+	if n == 0 {
+		unmapFile(data)
+		return ids, []float32{}, nil, true
 	}
-	if nativeLittleEndian() {
-		buf := unsafe.Slice((*byte)(unsafe.Pointer(&flat[0])), 4*len(flat))
-		if _, err := io.ReadFull(f, buf); err != nil {
-			return nil, nil, false
-		}
-		return ids, flat, true
+	raw := data[off:]
+	if nativeLittleEndian() && uintptr(unsafe.Pointer(&raw[0]))%4 == 0 {
+		return ids, unsafe.Slice((*float32)(unsafe.Pointer(&raw[0])), n*dim), data, true
 	}
-	raw := make([]byte, 4*len(flat))
-	if _, err := io.ReadFull(f, raw); err != nil {
-		return nil, nil, false
-	}
+	flat = make([]float32, n*dim)
 	for i := range flat {
 		flat[i] = math.Float32frombits(binary.LittleEndian.Uint32(raw[4*i:]))
 	}
-	return ids, flat, true
+	unmapFile(data)
+	return ids, flat, nil, true
 }
 
 func nativeLittleEndian() bool {
@@ -137,7 +138,8 @@ func (ix *Index) loadAllVectors(ctx context.Context) ([]int64, []float32, error)
 	if err != nil {
 		return nil, nil, err
 	}
-	if ids, flat, ok := ix.readSnapshot(gen, count); ok {
+	if ids, flat, mapped, ok := ix.readSnapshot(gen, count); ok {
+		ix.mapped = mapped
 		return ids, flat, nil
 	}
 	ids, flat, err := ix.St.CorpusVectors(ctx, ix.fp, ix.spec.Dim, nil)

@@ -33,7 +33,10 @@ lint:
 	$(GO) vet ./...
 
 completions: build
-	@for s in bash zsh fish powershell; do ./$(BIN) completion $$s > completions/asky.$$s; done
+	./$(BIN) completion bash > completions/asky.bash
+	./$(BIN) completion zsh > completions/_asky
+	./$(BIN) completion fish > completions/asky.fish
+	./$(BIN) completion powershell > completions/asky.ps1
 
 check-completions: completions
 	git diff --exit-code completions/

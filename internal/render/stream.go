@@ -2,6 +2,7 @@ package render
 
 import (
 	"fmt"
+	"regexp"
 	"io"
 	"strings"
 
@@ -78,7 +79,7 @@ func (s *Stream) commit(md string) {
 	out := md
 	if s.r != nil {
 		if r, err := s.r.Render(md); err == nil {
-			out = strings.Trim(r, "\n")
+			out = trimBlankLines(r)
 		}
 	}
 	if s.printed {
@@ -160,4 +161,21 @@ func lastBoundary(text string, from int) int {
 		prevBlank = blank
 	}
 	return best
+}
+
+var ansiRe = regexp.MustCompile(`\x1b\[[0-9;]*[A-Za-z]`)
+
+// trimBlankLines drops leading and trailing lines that are blank once
+// styling is removed: glamour pads every document with margin lines, which
+// would double the spacing between blocks rendered one by one.
+func trimBlankLines(s string) string {
+	lines := strings.Split(s, "\n")
+	blank := func(l string) bool { return strings.TrimSpace(ansiRe.ReplaceAllString(l, "")) == "" }
+	for len(lines) > 0 && blank(lines[0]) {
+		lines = lines[1:]
+	}
+	for len(lines) > 0 && blank(lines[len(lines)-1]) {
+		lines = lines[:len(lines)-1]
+	}
+	return strings.Join(lines, "\n")
 }

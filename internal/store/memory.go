@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"strings"
 	"time"
 )
 
@@ -193,54 +192,6 @@ func (s *Store) ClearMemories(ctx context.Context, scope MemoryScope) (int64, er
 	return res.RowsAffected()
 }
 
-// MemorySession resolves a session selector for memory commands: an id
-// (12 or S12), an exact name, or a case-insensitive name fragment that
-// matches exactly one session.
-func (s *Store) MemorySession(ctx context.Context, sel string) (int64, string, error) {
-	sel = strings.TrimSpace(sel)
-	num := strings.TrimPrefix(strings.TrimPrefix(sel, "S"), "s")
-	if num != "" && strings.Trim(num, "0123456789") == "" {
-		var id int64
-		var name string
-		err := s.db.QueryRowContext(ctx, `SELECT id, COALESCE(name, '') FROM sessions WHERE id = ?`, num).Scan(&id, &name)
-		if errors.Is(err, sql.ErrNoRows) {
-			return 0, "", fmt.Errorf("session %s: %w", sel, ErrNotFound)
-		}
-		return id, name, err
-	}
-	rows, err := s.db.QueryContext(ctx, `SELECT id, name FROM sessions WHERE name = ?1
-		OR instr(lower(name), lower(?1)) > 0 ORDER BY name = ?1 DESC, id DESC`, sel)
-	if err != nil {
-		return 0, "", err
-	}
-	defer rows.Close()
-	type hit struct {
-		id   int64
-		name string
-	}
-	var hits []hit
-	for rows.Next() {
-		var h hit
-		if err := rows.Scan(&h.id, &h.name); err != nil {
-			return 0, "", err
-		}
-		hits = append(hits, h)
-	}
-	if err := rows.Err(); err != nil {
-		return 0, "", err
-	}
-	switch {
-	case len(hits) == 0:
-		return 0, "", fmt.Errorf("session %q: %w", sel, ErrNotFound)
-	case hits[0].name == sel || len(hits) == 1:
-		return hits[0].id, hits[0].name, nil
-	}
-	names := make([]string, 0, len(hits))
-	for _, h := range hits {
-		names = append(names, h.name)
-	}
-	return 0, "", fmt.Errorf("session %q is ambiguous: %s", sel, strings.Join(names, ", "))
-}
 
 // packMemoryVector stores a vector as little-endian float32s (NULL when empty).
 func packMemoryVector(v []float32) any {

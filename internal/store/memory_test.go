@@ -5,7 +5,6 @@ import (
 	"errors"
 	"path/filepath"
 	"slices"
-	"strings"
 	"testing"
 )
 
@@ -137,35 +136,3 @@ func TestMemoryCRUDAndScopes(t *testing.T) {
 	}
 }
 
-func TestMemorySessionSelector(t *testing.T) {
-	ctx := context.Background()
-	st := openMemoryTestStore(t)
-	a := addTestSession(t, st, "Trip Planning")
-	b := addTestSession(t, st, "trip budget")
-	c := addTestSession(t, st, "trip")
-	for _, tc := range []struct {
-		sel     string
-		want    int64
-		wantErr string
-	}{
-		{sel: "1", want: a},
-		{sel: "S2", want: b},
-		{sel: "trip", want: c},            // exact name beats fragments
-		{sel: "planning", want: a},        // unique fragment, case-insensitive
-		{sel: "TRIP B", want: b},          // fragment with a space
-		{sel: "ri", wantErr: "ambiguous"}, // several fragments
-		{sel: "42", wantErr: "not found"},
-		{sel: "nope", wantErr: "not found"},
-	} {
-		id, _, err := st.MemorySession(ctx, tc.sel)
-		if tc.wantErr != "" {
-			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
-				t.Errorf("MemorySession(%q) err = %v, want %q", tc.sel, err, tc.wantErr)
-			}
-			continue
-		}
-		if err != nil || id != tc.want {
-			t.Errorf("MemorySession(%q) = %d, %v; want %d", tc.sel, id, err, tc.want)
-		}
-	}
-}

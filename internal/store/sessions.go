@@ -84,20 +84,7 @@ func scanSession(r scanner) (*Session, error) {
 }
 
 func (s *Store) querySessions(ctx context.Context, where string, args ...any) ([]*Session, error) {
-	rows, err := s.db.QueryContext(ctx, sessionSelect+" "+where, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []*Session
-	for rows.Next() {
-		x, err := scanSession(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, x)
-	}
-	return out, rows.Err()
+	return queryAll(ctx, s.db, scanSession, sessionSelect+" "+where, args...)
 }
 
 func isUniqueViolation(err error) bool {
@@ -236,20 +223,7 @@ func (s *Store) SetCompaction(ctx context.Context, id int64, summary string, pre
 // SessionTurns returns a session's turns with id > after, oldest first,
 // without messages.
 func (s *Store) SessionTurns(ctx context.Context, id, after int64) ([]*Turn, error) {
-	rows, err := s.db.QueryContext(ctx, turnSelect+` WHERE t.session_id = ? AND t.id > ? ORDER BY t.id`, id, after)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []*Turn
-	for rows.Next() {
-		t, err := scanTurn(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, t)
-	}
-	return out, rows.Err()
+	return queryAll(ctx, s.db, scanTurn, turnSelect+` WHERE t.session_id = ? AND t.id > ? ORDER BY t.id`, id, after)
 }
 
 // TurnSummaries returns the cached summaries of a turn ("" when absent).

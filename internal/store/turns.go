@@ -153,20 +153,26 @@ func (s *Store) GetTurn(ctx context.Context, id int64) (*Turn, error) {
 
 // ListTurns returns the most recent turns, newest first, without messages.
 func (s *Store) ListTurns(ctx context.Context, limit int) ([]*Turn, error) {
-	rows, err := s.db.QueryContext(ctx, turnSelect+` ORDER BY t.id DESC LIMIT ?`, limit)
+	out, err := queryAll(ctx, s.db, scanTurn, turnSelect+` ORDER BY t.id DESC LIMIT ?`, limit)
+	return out, s.wrap(err)
+}
+
+// queryAll runs a query and scans every row with scan.
+func queryAll[T any](ctx context.Context, db *sql.DB, scan func(scanner) (T, error), query string, args ...any) ([]T, error) {
+	rows, err := db.QueryContext(ctx, query, args...)
 	if err != nil {
-		return nil, s.wrap(err)
+		return nil, err
 	}
 	defer rows.Close()
-	var out []*Turn
+	var out []T
 	for rows.Next() {
-		t, err := scanTurn(rows)
+		v, err := scan(rows)
 		if err != nil {
-			return nil, s.wrap(err)
+			return nil, err
 		}
-		out = append(out, t)
+		out = append(out, v)
 	}
-	return out, s.wrap(rows.Err())
+	return out, rows.Err()
 }
 
 const turnSelect = `SELECT t.id, COALESCE(t.session_id, 0), t.created_at, t.model, t.query, t.answer, t.status, t.error, t.elapsed_ms, t.sources, COALESCE(s.name, '')

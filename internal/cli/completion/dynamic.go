@@ -60,7 +60,8 @@ func Models(f *cmdutil.Factory) cobra.CompletionFunc {
 	}
 }
 
-// Sessions completes session names (ids for unnamed sessions).
+// Sessions completes session names (and ids of unnamed sessions) for
+// selector arguments and flags.
 func Sessions(f *cmdutil.Factory) cobra.CompletionFunc {
 	return func(c *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
 		st, err := f.Store()
@@ -73,12 +74,14 @@ func Sessions(f *cmdutil.Factory) cobra.CompletionFunc {
 		}
 		var out []cobra.Completion
 		for _, s := range list {
-			name := s.Name
-			if name == "" {
-				name = strconv.FormatInt(s.ID, 10)
+			id := strconv.FormatInt(s.ID, 10)
+			if !strings.HasPrefix(s.Name, toComplete) && !strings.HasPrefix(id, toComplete) {
+				continue
 			}
-			if strings.HasPrefix(name, toComplete) {
-				out = append(out, cobra.CompletionWithDesc(name, fmt.Sprintf("session %d, %d turns", s.ID, s.Turns)))
+			if s.Name != "" {
+				out = append(out, cobra.CompletionWithDesc(s.Name, fmt.Sprintf("session %d, %d turns", s.ID, s.Turns)))
+			} else {
+				out = append(out, cobra.CompletionWithDesc(id, fmt.Sprintf("unnamed session, %d turns", s.Turns)))
 			}
 		}
 		return out, cobra.ShellCompDirectiveNoFileComp

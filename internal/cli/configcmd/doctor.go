@@ -105,7 +105,7 @@ func doctorRun(ctx context.Context, opts *DoctorOptions) error {
 	}
 	rep.OK = !slices.ContainsFunc(rep.Checks, func(c check) bool { return c.Status == statusFail })
 	if opts.JSON {
-		if err := printJSON(opts.IO.Out, rep); err != nil {
+		if err := cmdutil.WriteJSON(opts.IO.Out, rep); err != nil {
 			return err
 		}
 	} else {

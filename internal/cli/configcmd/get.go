@@ -64,7 +64,7 @@ func getRun(opts *GetOptions) error {
 		return cmdutil.Errorf("list what is set with `asky config show`", "%s is not set", opts.Key)
 	}
 	if opts.JSON {
-		return printJSON(opts.IO.Out, v)
+		return cmdutil.WriteJSON(opts.IO.Out, v)
 	}
 	switch x := v.(type) {
 	case string:

@@ -87,7 +87,7 @@ func pathRun(opts *PathOptions) error {
 		info.Files = []string{}
 	}
 	if opts.JSON {
-		if err := printJSON(opts.IO.Out, info); err != nil {
+		if err := cmdutil.WriteJSON(opts.IO.Out, info); err != nil {
 			return err
 		}
 		return loadErr

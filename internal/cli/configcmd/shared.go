@@ -3,7 +3,6 @@ package configcmd
 import (
 	"bufio"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"github.com/spf13/cobra"
@@ -14,12 +13,6 @@ import (
 	"github.com/askygo/asky/internal/config"
 	"github.com/askygo/asky/internal/iostreams"
 )
-
-func printJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(v)
-}
 
 // warnDiagnostics prints load warnings (unknown keys, loose permissions)
 // to stderr, where they never mix with the command's result.

@@ -55,7 +55,7 @@ func showRun(opts *ShowOptions) error {
 		if err != nil {
 			return err
 		}
-		return printJSON(opts.IO.Out, tree)
+		return cmdutil.WriteJSON(opts.IO.Out, tree)
 	}
 	out, err := cfg.EncodeTOML()
 	if err != nil {

@@ -106,7 +106,7 @@ func listRun(ctx context.Context, opts *ListOptions) error {
 			out[i] = listEntry{ID: e.ID, CreatedAt: e.CreatedAt, Model: e.Model, SessionID: e.SessionID, SessionName: e.SessionName,
 				Query: e.Query, AnswerPreview: preview(e.AnswerPreview, answerPreviewChars), Status: e.Status}
 		}
-		return writeJSON(opts.IO.Out, out)
+		return cmdutil.WriteJSON(opts.IO.Out, out)
 	}
 	if len(entries) == 0 {
 		fmt.Fprintln(opts.IO.ErrOut, "no history yet; ask something: asky \"your question\"")

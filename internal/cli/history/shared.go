@@ -2,10 +2,8 @@ package history
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"strconv"
 	"strings"
@@ -130,13 +128,6 @@ func (s styler) status(status string) string {
 // sanitize strips terminal control sequences from stored text before it
 // reaches a terminal.
 func sanitize(s string) string { return render.Sanitize(s) }
-
-func writeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	return enc.Encode(v)
-}
 
 // isNotFound reports a turn deleted between resolving and loading it.
 func isNotFound(err error) bool { return errors.Is(err, store.ErrNotFound) }

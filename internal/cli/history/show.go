@@ -104,7 +104,7 @@ func showRun(ctx context.Context, opts *ShowOptions) error {
 		for i, t := range turns {
 			out[i] = toShowTurn(t)
 		}
-		if err := writeJSON(opts.IO.Out, out); err != nil {
+		if err := cmdutil.WriteJSON(opts.IO.Out, out); err != nil {
 			return err
 		}
 		return missingErr

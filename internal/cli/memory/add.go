@@ -92,7 +92,7 @@ func addRun(ctx context.Context, opts *AddOptions) error {
 		if res.Updated {
 			status = "updated"
 		}
-		return writeJSON(opts.IO.Out, map[string]any{"status": status, "memory_id": res.ID, "deduplicated": res.Updated})
+		return cmdutil.WriteJSON(opts.IO.Out, map[string]any{"status": status, "memory_id": res.ID, "deduplicated": res.Updated})
 	}
 	if res.Updated {
 		fmt.Fprintf(opts.IO.Out, "updated memory %d\n", res.ID)

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/askygo/asky/internal/cli/cmdutil"
+	"github.com/askygo/asky/internal/session"
 	"github.com/askygo/asky/internal/store"
 )
 
@@ -25,7 +26,10 @@ type ListOptions struct {
 
 // NewCmdList builds `memory list`.
 func NewCmdList(f *cmdutil.Factory, runF func(context.Context, *ListOptions) error) *cobra.Command {
-	opts := &ListOptions{deps: newDeps(f)}
+	opts := &ListOptions{deps: newDeps(f), Bound: func(context.Context) (int64, error) {
+		id, _ := session.NewBinding(f.Getenv, f.Getppid()).Get()
+		return id, nil
+	}}
 	cmd := &cobra.Command{
 		Use:   "list",
 		Short: "List memories",
@@ -84,7 +88,7 @@ func listRun(ctx context.Context, opts *ListOptions) error {
 		for _, m := range ms {
 			out = append(out, toJSON(m))
 		}
-		return writeJSON(opts.IO.Out, map[string]any{"memories": out})
+		return cmdutil.WriteJSON(opts.IO.Out, map[string]any{"memories": out})
 	}
 	if len(ms) == 0 {
 		fmt.Fprintln(opts.IO.ErrOut, `no memories yet; save one with: asky memory add "I live in Lisbon"`)

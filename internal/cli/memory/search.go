@@ -75,7 +75,7 @@ func searchRun(ctx context.Context, opts *SearchOptions) error {
 			j.Score = &score
 			out = append(out, j)
 		}
-		return writeJSON(opts.IO.Out, map[string]any{"results": out})
+		return cmdutil.WriteJSON(opts.IO.Out, map[string]any{"results": out})
 	}
 	if len(matches) == 0 {
 		fmt.Fprintf(opts.IO.ErrOut, "no memory is similar to %q\n", opts.Query)

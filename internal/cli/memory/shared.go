@@ -2,10 +2,8 @@ package memory
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -17,6 +15,7 @@ import (
 	"github.com/askygo/asky/internal/config"
 	"github.com/askygo/asky/internal/iostreams"
 	"github.com/askygo/asky/internal/memory"
+	"github.com/askygo/asky/internal/session"
 	"github.com/askygo/asky/internal/store"
 )
 
@@ -47,16 +46,14 @@ func (d deps) open() (*config.Config, *store.Store, *memory.Service, error) {
 	return cfg, st, memory.New(st, cfg.Memory, nil), nil
 }
 
-// resolveSession turns a --session selector into a session id and label.
+// resolveSession turns a --session selector into a session id and label,
+// with the same selectors as `asky session`.
 func resolveSession(ctx context.Context, st *store.Store, sel string) (int64, string, error) {
-	id, name, err := st.MemorySession(ctx, sel)
-	if errors.Is(err, store.ErrNotFound) {
-		return 0, "", cmdutil.Errorf("see `asky session list`", "no session matches %q", sel)
-	}
+	sess, err := session.Resolve(ctx, st, sel)
 	if err != nil {
-		return 0, "", cmdutil.WithHint(err, "use the session id, e.g. --session 12")
+		return 0, "", err
 	}
-	return id, sessionLabel(id, name), nil
+	return sess.ID, sessionLabel(sess.ID, sess.Name), nil
 }
 
 func sessionLabel(id int64, name string) string {
@@ -98,13 +95,6 @@ func toJSON(m *store.Memory) memoryJSON {
 		j.Scope, j.SessionID, j.SessionName = "session", &sid, m.SessionName
 	}
 	return j
-}
-
-func writeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	return enc.Encode(v)
 }
 
 // printMemories prints a table: aligned with the text cut to the width on a

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/askygo/asky/internal/cli/cmdutil"
 	"github.com/askygo/asky/internal/render"
 	"github.com/askygo/asky/internal/turn"
 )
@@ -152,7 +153,7 @@ func (o *output) finish(res *turn.Result) error {
 	o.close()
 	io := o.opts.IO
 	if o.opts.JSON {
-		return writeJSON(io.Out, jsonResult(res))
+		return cmdutil.WriteJSON(io.Out, jsonResult(res))
 	}
 	if o.stream != nil {
 		// What streamed may differ from the cleaned answer (think tags,

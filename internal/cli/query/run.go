@@ -3,7 +3,6 @@ package query
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -160,7 +159,7 @@ func listTools(opts *Options, reg *tools.Registry) error {
 		for _, x := range reg.Tools() {
 			list = append(list, t{x.Name, x.Description})
 		}
-		return writeJSON(opts.IO.Out, map[string]any{"tools": nonNil(list)})
+		return cmdutil.WriteJSON(opts.IO.Out, map[string]any{"tools": nonNil(list)})
 	}
 	if reg.Len() == 0 {
 		fmt.Fprintln(opts.IO.ErrOut, "no tools are enabled")
@@ -178,13 +177,6 @@ func firstLine(s string) string {
 		return s[:i]
 	}
 	return s
-}
-
-func writeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	return enc.Encode(v)
 }
 
 func nonNil[T any](s []T) []T {

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/askygo/asky/internal/cli/cmdutil"
+	"github.com/askygo/asky/internal/cli/completion"
 	sess "github.com/askygo/asky/internal/session"
 )
 
@@ -31,7 +32,7 @@ func NewCmdCleanResearch(f *cmdutil.Factory, runF func(context.Context, *CleanRe
 			$ asky session clean-research trip
 		`),
 		Args:              cobra.ExactArgs(1),
-		ValidArgsFunction: completeSessions(f),
+		ValidArgsFunction: completion.Sessions(f),
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.Selector = args[0]
 			if runF != nil {

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/askygo/asky/internal/cli/cmdutil"
+	"github.com/askygo/asky/internal/cli/completion"
 	sess "github.com/askygo/asky/internal/session"
 	"github.com/askygo/asky/internal/store"
 )
@@ -38,7 +39,7 @@ func NewCmdDelete(f *cmdutil.Factory, runF func(context.Context, *DeleteOptions)
 			$ asky session delete 3 7
 			$ asky session delete --all --yes
 		`),
-		ValidArgsFunction: completeSessions(f),
+		ValidArgsFunction: completion.Sessions(f),
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.Selectors = args
 			if opts.All == (len(args) > 0) {

@@ -68,7 +68,7 @@ func listRun(ctx context.Context, opts *ListOptions) error {
 		for _, s := range list {
 			out = append(out, toJSON(s, s.ID == cur))
 		}
-		return writeJSON(opts.IO.Out, map[string]any{"sessions": out})
+		return cmdutil.WriteJSON(opts.IO.Out, map[string]any{"sessions": out})
 	}
 	if len(list) == 0 {
 		fmt.Fprintln(opts.IO.ErrOut, "no sessions yet; start one with `asky session create NAME`")

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/askygo/asky/internal/cli/cmdutil"
+	"github.com/askygo/asky/internal/cli/completion"
 )
 
 // RenameOptions are the inputs of `session rename`.
@@ -31,7 +32,7 @@ func NewCmdRename(f *cmdutil.Factory, runF func(context.Context, *RenameOptions)
 			$ asky session rename 12 lisbon-trip
 		`),
 		Args:              cobra.MinimumNArgs(2),
-		ValidArgsFunction: completeSessions(f),
+		ValidArgsFunction: completion.Sessions(f),
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.Selector, opts.Name = args[0], strings.TrimSpace(strings.Join(args[1:], " "))
 			if runF != nil {

@@ -2,15 +2,9 @@ package session
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"strconv"
-	"strings"
 	"time"
-
-	"github.com/spf13/cobra"
 
 	"github.com/askygo/asky/internal/cli/cmdutil"
 	"github.com/askygo/asky/internal/iostreams"
@@ -77,38 +71,4 @@ type sessionJSON struct {
 func toJSON(s *store.Session, current bool) sessionJSON {
 	return sessionJSON{ID: s.ID, Name: s.Name, Model: s.Model, Turns: s.Turns, CreatedAt: s.CreatedAt, LastUsedAt: s.LastUsedAt,
 		Current: current, CompactedThrough: s.CompactedThrough, Defaults: s.Defaults}
-}
-
-// completeSessions completes session names (and ids of unnamed sessions)
-// for selector arguments.
-func completeSessions(f *cmdutil.Factory) cobra.CompletionFunc {
-	return func(c *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
-		st, err := f.Store()
-		if err != nil {
-			return nil, cobra.ShellCompDirectiveNoFileComp
-		}
-		list, err := st.ListSessions(c.Context(), 200)
-		if err != nil {
-			return nil, cobra.ShellCompDirectiveNoFileComp
-		}
-		var out []cobra.Completion
-		for _, s := range list {
-			if !strings.HasPrefix(s.Name, toComplete) && !strings.HasPrefix(strconv.FormatInt(s.ID, 10), toComplete) {
-				continue
-			}
-			if s.Name != "" {
-				out = append(out, cobra.CompletionWithDesc(s.Name, fmt.Sprintf("session %d, %d turns", s.ID, s.Turns)))
-			} else {
-				out = append(out, cobra.CompletionWithDesc(strconv.FormatInt(s.ID, 10), fmt.Sprintf("unnamed session, %d turns", s.Turns)))
-			}
-		}
-		return out, cobra.ShellCompDirectiveNoFileComp
-	}
-}
-
-func writeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	return enc.Encode(v)
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/askygo/asky/internal/cli/cmdutil"
+	"github.com/askygo/asky/internal/cli/completion"
 	"github.com/askygo/asky/internal/render"
 	sess "github.com/askygo/asky/internal/session"
 	"github.com/askygo/asky/internal/store"
@@ -37,7 +38,7 @@ func NewCmdShow(f *cmdutil.Factory, runF func(context.Context, *ShowOptions) err
 			$ asky session show trip --json | jq -r '.turns[].answer'
 		`),
 		Args:              cobra.MaximumNArgs(1),
-		ValidArgsFunction: completeSessions(f),
+		ValidArgsFunction: completion.Sessions(f),
 		RunE: func(c *cobra.Command, args []string) error {
 			if len(args) == 1 {
 				opts.Selector = args[0]
@@ -86,7 +87,7 @@ func showRun(ctx context.Context, opts *ShowOptions) error {
 			tj = append(tj, turnJSON{t.ID, t.CreatedAt, t.Model, t.Query, t.Answer, t.Status})
 		}
 		cur, _ := opts.Binding().Get()
-		return writeJSON(opts.IO.Out, map[string]any{"session": toJSON(s, cur == s.ID), "turns": tj})
+		return cmdutil.WriteJSON(opts.IO.Out, map[string]any{"session": toJSON(s, cur == s.ID), "turns": tj})
 	}
 	md := Transcript(s, turns)
 	if opts.IO.IsStdoutTTY() {

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/askygo/asky/internal/cli/cmdutil"
+	"github.com/askygo/asky/internal/cli/completion"
 	sess "github.com/askygo/asky/internal/session"
 )
 
@@ -34,7 +35,7 @@ func NewCmdUse(f *cmdutil.Factory, runF func(context.Context, *UseOptions) error
 			$ asky session use S12
 		`),
 		Args:              cobra.MinimumNArgs(1),
-		ValidArgsFunction: completeSessions(f),
+		ValidArgsFunction: completion.Sessions(f),
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.Selector = strings.Join(args, " ")
 			if runF != nil {

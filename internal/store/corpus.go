@@ -89,9 +89,7 @@ func (s *Store) CorpusSource(ctx context.Context, id int64) (*CorpusSource, erro
 const sourceCols = `SELECT s.id, s.path, s.title, s.format, s.sha256, s.size, s.mtime, s.sections, length(s.content),
 	(SELECT count(*) FROM corpus_chunks c WHERE c.source_id = s.id), s.created_at, s.updated_at FROM corpus_sources s`
 
-type rowScanner interface{ Scan(...any) error }
-
-func (s *Store) scanSource(r rowScanner) (*CorpusSource, error) {
+func (s *Store) scanSource(r scanner) (*CorpusSource, error) {
 	var src CorpusSource
 	var created, updated string
 	err := r.Scan(&src.ID, &src.Path, &src.Title, &src.Format, &src.SHA256, &src.Size, &src.MTime, &src.Sections,

@@ -92,7 +92,7 @@ func evalRun(ctx context.Context, opts *EvalOptions) error {
 		pooled.MRR = rrSum / float64(pooled.Queries)
 	}
 	if opts.JSON {
-		return writeJSON(opts.IO.Out, map[string]any{"files": reports, "pooled": map[string]any{"k": opts.TopK, "queries": pooled.Queries, "hits": pooled.Hits, "recall": pooled.Recall, "mrr": pooled.MRR}})
+		return cmdutil.WriteJSON(opts.IO.Out, map[string]any{"files": reports, "pooled": map[string]any{"k": opts.TopK, "queries": pooled.Queries, "hits": pooled.Hits, "recall": pooled.Recall, "mrr": pooled.MRR}})
 	}
 	for _, r := range reports {
 		fmt.Fprintf(opts.IO.Out, "%s: recall@%d %.3f (%d/%d)  MRR %.3f\n", r.File, opts.TopK, r.Recall, r.Hits, r.Queries, r.MRR)

@@ -98,7 +98,7 @@ func ingestRun(ctx context.Context, opts *IngestOptions) error {
 		}
 	}
 	if opts.JSON {
-		if err := writeJSON(opts.IO.Out, map[string]any{"results": results, "ingested": ingested, "unchanged": unchanged, "failed": len(fails), "chunks": chunks}); err != nil {
+		if err := cmdutil.WriteJSON(opts.IO.Out, map[string]any{"results": results, "ingested": ingested, "unchanged": unchanged, "failed": len(fails), "chunks": chunks}); err != nil {
 			return err
 		}
 	} else {

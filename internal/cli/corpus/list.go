@@ -74,7 +74,7 @@ func listRun(ctx context.Context, opts *ListOptions) error {
 			Chunks: s.ChunkCount, Bytes: s.Size, Chars: s.Chars, UpdatedAt: s.UpdatedAt.Format("2006-01-02 15:04")})
 	}
 	if opts.JSON {
-		return writeJSON(opts.IO.Out, map[string]any{"sources": out})
+		return cmdutil.WriteJSON(opts.IO.Out, map[string]any{"sources": out})
 	}
 	if len(out) == 0 {
 		fmt.Fprintln(opts.IO.ErrOut, "the corpus is empty; add documents with `asky corpus ingest PATH`")

@@ -95,7 +95,7 @@ func queryRun(ctx context.Context, opts *QueryOptions) error {
 		res = append(res, queryResult{Source: research.Handle(h.SourceID), Title: h.Title, Path: h.Path, Section: h.Section, Text: h.Text, Score: h.Score})
 	}
 	if opts.JSON {
-		return writeJSON(opts.IO.Out, map[string]any{"results": res})
+		return cmdutil.WriteJSON(opts.IO.Out, map[string]any{"results": res})
 	}
 	if len(res) == 0 {
 		fmt.Fprintln(opts.IO.ErrOut, "no results; see `asky corpus list` for what is ingested")

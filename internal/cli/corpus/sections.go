@@ -72,7 +72,7 @@ func sectionsRun(ctx context.Context, opts *SectionsOptions) error {
 		rows = append(rows, row{ID: s.ID, Ref: research.Handle(src.ID) + "#section=" + s.ID, Title: s.Title, Level: s.Level, Path: s.Path, Chars: s.End - s.Start})
 	}
 	if opts.JSON {
-		return writeJSON(opts.IO.Out, map[string]any{"source": research.Handle(src.ID), "title": src.Title, "sections": rows})
+		return cmdutil.WriteJSON(opts.IO.Out, map[string]any{"source": research.Handle(src.ID), "title": src.Title, "sections": rows})
 	}
 	fmt.Fprintf(opts.IO.Out, "%s  %s\n", research.Handle(src.ID), src.Title)
 	for _, r := range rows {

@@ -1,9 +1,7 @@
 package corpus
 
 import (
-	"encoding/json"
 	"errors"
-	"io"
 
 	"github.com/askygo/asky/internal/cli/cmdutil"
 	"github.com/askygo/asky/internal/config"
@@ -45,11 +43,4 @@ func resolveErr(err error) error {
 		return cmdutil.WithHint(err, "see `asky corpus list` for ingested sources")
 	}
 	return err
-}
-
-func writeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	return enc.Encode(v)
 }

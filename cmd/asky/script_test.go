@@ -2,12 +2,12 @@ package main
 
 import (
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"net/http"
-	"net/http/httptest"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"

@@ -21,9 +21,23 @@ test:
 DEMO_HOME := $(CURDIR)/bin/demo-home
 demo: build
 	@rm -rf $(DEMO_HOME) && mkdir -p $(DEMO_HOME)
-	@echo "== asky --help"; ASKY_HOME=$(DEMO_HOME) ./$(BIN) --help
-	@echo; echo "== asky history --help"; ASKY_HOME=$(DEMO_HOME) ./$(BIN) history --help
-	@echo; echo "== asky history list (empty history)"; ASKY_HOME=$(DEMO_HOME) ./$(BIN) history list || true
+	@echo "== asky corpus ingest (this repository's docs, offline: no network, no model)"
+	@ASKY_HOME=$(DEMO_HOME) ./$(BIN) corpus ingest README.md CHANGELOG.md prompts internal/tools
+	@echo; echo "== asky corpus list"; ASKY_HOME=$(DEMO_HOME) ./$(BIN) corpus list
+	@echo; echo '== asky corpus query "how do sessions stick to a terminal"'
+	@ASKY_HOME=$(DEMO_HOME) ./$(BIN) corpus query --top-k 3 "how do sessions stick to a terminal"
+	@echo; echo "== asky config doctor (no model is configured in the demo home)"
+	@ASKY_HOME=$(DEMO_HOME) ASKY_NO_DETECT=1 ./$(BIN) config doctor || true
+	@echo; echo "Next: export OPENAI_API_KEY=… (or run Ollama) and try: bin/asky -r README.md \"what does make demo do?\""
+
+# eval measures retrieval quality on the shared evaluation set, when it is
+# present beside the project (not part of make test).
+EVAL_DIR ?= ../shared/eval
+eval: build
+	@test -d $(EVAL_DIR) || { echo "eval: $(EVAL_DIR) not found, skipping"; exit 0; }; \
+	h=$$(mktemp -d); trap 'rm -rf "$$h"' EXIT; \
+	ASKY_HOME=$$h ./$(BIN) corpus ingest $(EVAL_DIR)/corpus/go-docs $(EVAL_DIR)/corpus/licenses >/dev/null && \
+	ASKY_HOME=$$h ./$(BIN) corpus eval $(EVAL_DIR)/queries-go-docs.jsonl $(EVAL_DIR)/queries-licenses.jsonl
 
 bench:
 	$(GO) test -run='^$$' -bench=. -benchmem ./...

@@ -2,8 +2,8 @@ package render
 
 import (
 	"fmt"
-	"regexp"
 	"io"
+	"regexp"
 	"strings"
 
 	"github.com/charmbracelet/glamour"

@@ -192,7 +192,6 @@ func (s *Store) ClearMemories(ctx context.Context, scope MemoryScope) (int64, er
 	return res.RowsAffected()
 }
 
-
 // packMemoryVector stores a vector as little-endian float32s (NULL when empty).
 func packMemoryVector(v []float32) any {
 	if len(v) == 0 {

@@ -135,4 +135,3 @@ func TestMemoryCRUDAndScopes(t *testing.T) {
 		t.Errorf("FTS index has %d rows after clear", rows)
 	}
 }
-

@@ -404,3 +404,18 @@ func TestUpgradeFromEveryEarlierVersion(t *testing.T) {
 		})
 	}
 }
+
+// TestMigrationNumbersAreContiguous keeps schema versions dense: a new
+// migration takes the next number, so a database at version N has applied
+// exactly migrations 1..N.
+func TestMigrationNumbersAreContiguous(t *testing.T) {
+	ms, err := loadMigrations()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, m := range ms {
+		if m.version != i+1 {
+			t.Fatalf("migration %s has number %d, want %d (numbers must be 1..N without gaps)", m.name, m.version, i+1)
+		}
+	}
+}

@@ -144,12 +144,36 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	}
 	s := &Store{db: db, path: path, now: time.Now}
 	if !current {
-		if err := s.migrate(ctx, ms); err != nil {
+		if err := s.migrateRetrying(ctx, ms); err != nil {
 			db.Close()
 			return nil, classify(path, err)
 		}
 	}
 	return s, nil
+}
+
+// migrateRetrying runs migrate, retrying for a few seconds while another
+// process holds the database: when several shells start on a fresh file at
+// once, switching it to WAL can fail with SQLITE_BUSY without SQLite's busy
+// handler being consulted.
+func (s *Store) migrateRetrying(ctx context.Context, ms []migration) error {
+	deadline := time.Now().Add(10 * time.Second)
+	for attempt := 0; ; attempt++ {
+		err := s.migrate(ctx, ms)
+		if err == nil || !isBusy(err) || time.Now().After(deadline) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(time.Duration(20+10*min(attempt, 10)) * time.Millisecond):
+		}
+	}
+}
+
+func isBusy(err error) bool {
+	var se *sqlite.Error
+	return errors.As(err, &se) && se.Code()&0xff == sqlite3.SQLITE_BUSY
 }
 
 // Close closes the database, running PRAGMA optimize first.

@@ -1,4 +1,5 @@
-// Package corpus implements `asky corpus`.
+// Package corpus implements `asky corpus`: ingest local documents into the
+// offline hybrid index and search, inspect, summarize and evaluate it.
 package corpus
 
 import (
@@ -15,6 +16,8 @@ func NewCmdCorpus(f *cmdutil.Factory) *cobra.Command {
 		Short: "Ingest and search local documents (offline)",
 		Long: heredoc.Doc(`
 			The corpus is a local index of your documents (txt, md, html, json, csv, pdf, epub) searchable without a network or a model, and used by asky -r to answer with cited sources.
+
+			Search is hybrid: SQLite FTS5 (BM25) fused with vectors of the configured embedder. The builtin embedder (hash-v1) is keyword + fuzzy search, not semantic; configure [research.embedding] with Ollama or an OpenAI-compatible endpoint for semantic search, then run corpus reindex.
 		`),
 		Example: heredoc.Doc(`
 			$ asky corpus ingest ~/papers ./notes
@@ -23,13 +26,14 @@ func NewCmdCorpus(f *cmdutil.Factory) *cobra.Command {
 		`),
 	}
 	cmd.AddCommand(
-		cmdutil.Pending("ingest <path|glob>...", "Add or update documents"),
-		cmdutil.Pending("list", "List ingested sources"),
-		cmdutil.Pending("query <text>", "Search the corpus without a model"),
-		cmdutil.Pending("sections <source>", "List the sections of a source"),
-		cmdutil.Pending("summarize <source>", "Summarize a source or one of its sections"),
-		cmdutil.Pending("remove <source>", "Remove a source"),
-		cmdutil.Pending("eval <file.jsonl>", "Measure retrieval quality (recall@K, MRR)"),
+		NewCmdIngest(f, nil),
+		NewCmdList(f, nil),
+		NewCmdQuery(f, nil),
+		NewCmdSections(f, nil),
+		NewCmdSummarize(f, nil),
+		NewCmdRemove(f, nil),
+		NewCmdEval(f, nil),
+		NewCmdReindex(f, nil),
 	)
 	return cmdutil.StrictGroup(cmd)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -15,6 +16,7 @@ import (
 	"github.com/askygo/asky/internal/config"
 	"github.com/askygo/asky/internal/iostreams"
 	"github.com/askygo/asky/internal/memory"
+	"github.com/askygo/asky/internal/research"
 	"github.com/askygo/asky/internal/session"
 	"github.com/askygo/asky/internal/store"
 )
@@ -24,10 +26,13 @@ type deps struct {
 	IO     *iostreams.IOStreams
 	Config func() (*config.Config, error)
 	Store  func() (*store.Store, error)
+	// HTTPClient and Getenv reach a configured embedding provider.
+	HTTPClient func() *http.Client
+	Getenv     func(string) string
 }
 
 func newDeps(f *cmdutil.Factory) deps {
-	return deps{IO: f.IO, Config: f.Config, Store: f.Store}
+	return deps{IO: f.IO, Config: f.Config, Store: f.Store, HTTPClient: f.HTTPClient, Getenv: f.Getenv}
 }
 
 // open loads config and the store and builds the memory service.
@@ -43,7 +48,13 @@ func (d deps) open() (*config.Config, *store.Store, *memory.Service, error) {
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	return cfg, st, memory.New(st, cfg.Memory, nil), nil
+	var emb memory.Embedder
+	if e, err := research.ForMemory(cfg.Research.Embedding, d.HTTPClient, d.Getenv); err != nil {
+		return nil, nil, nil, err
+	} else if e != nil {
+		emb = e
+	}
+	return cfg, st, memory.New(st, cfg.Memory, emb), nil
 }
 
 // resolveSession turns a --session selector into a session id and label,

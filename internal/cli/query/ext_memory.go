@@ -6,6 +6,7 @@ import (
 
 	"github.com/askygo/asky/internal/config"
 	"github.com/askygo/asky/internal/memory"
+	"github.com/askygo/asky/internal/research"
 	"github.com/askygo/asky/internal/tools"
 	"github.com/askygo/asky/internal/turn"
 )
@@ -17,7 +18,7 @@ import (
 // disabled the tool is not offered and only the trigger prefix is still
 // stripped (with a notice), so it never reaches the model.
 func memoryExtension(_ context.Context, opts *Options, cfg *config.Config, req *turn.Request, reg *tools.Registry) error {
-	mem := &memoryTurn{opts: opts, cfg: cfg.Memory, sessionID: req.SessionID}
+	mem := &memoryTurn{opts: opts, cfg: cfg.Memory, embedding: cfg.Research.Embedding, sessionID: req.SessionID}
 	if cfg.Memory.Enabled {
 		reg.Add(tools.SaveMemory(mem, mem.session))
 	}
@@ -28,8 +29,9 @@ func memoryExtension(_ context.Context, opts *Options, cfg *config.Config, req *
 // memoryTurn is the memory state of one query. The service (and so the
 // database) is opened on first use: `asky --tools` never touches it.
 type memoryTurn struct {
-	opts *Options
-	cfg  config.Memory
+	opts      *Options
+	cfg       config.Memory
+	embedding config.Embedding
 
 	mu        sync.Mutex
 	svc       *memory.Service
@@ -44,7 +46,11 @@ func (m *memoryTurn) service() (*memory.Service, error) {
 		if err != nil {
 			return nil, err
 		}
-		m.svc = memory.New(st, m.cfg, nil)
+		emb, err := m.embedder()
+		if err != nil {
+			return nil, err
+		}
+		m.svc = memory.New(st, m.cfg, emb)
 	}
 	return m.svc, nil
 }
@@ -93,4 +99,17 @@ func (m *memoryTurn) preload(ctx context.Context, req *turn.Request, emit func(t
 		emit(turn.Event{Kind: turn.EventDebug, Text: tm.Describe()})
 	}
 	return nil
+}
+
+// embedder returns the semantic embedder configured for the corpus
+// (Ollama, OpenAI-compatible) for memory too, or nil for lexical recall.
+func (m *memoryTurn) embedder() (memory.Embedder, error) {
+	if p := m.embedding.Provider; p == "" || p == "builtin" {
+		return nil, nil
+	}
+	e, err := research.ForMemory(m.embedding, m.opts.Factory.HTTPClient, m.opts.Factory.Getenv)
+	if err != nil || e == nil {
+		return nil, err
+	}
+	return e, nil
 }

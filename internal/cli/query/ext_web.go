@@ -45,6 +45,11 @@ func webExtension(ctx context.Context, opts *Options, cfg *config.Config, req *t
 	for _, t := range tools.WebTools(deps) {
 		reg.Add(t)
 	}
+	if opts.ResearchSet {
+		for _, t := range tools.ResearchWebTools(deps) {
+			reg.Add(t)
+		}
+	}
 	if !opts.Lean && !opts.ResearchSet {
 		req.Preloaders = append(req.Preloaders, seedPreloader(deps))
 	}

@@ -18,6 +18,7 @@ type extension func(ctx context.Context, opts *Options, cfg *config.Config, req 
 var extensions = []extension{
 	memoryExtension,
 	webExtension,
+	researchExtension,
 }
 
 // buildTools composes the tool registry (and preloaders on req) from every

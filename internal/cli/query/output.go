@@ -60,6 +60,9 @@ func (o *output) event(ev turn.Event) {
 			o.stream.Discard()
 		}
 	case turn.EventStatus:
+		if o.verbose && !strings.HasPrefix(ev.Text, "calling ") {
+			o.errLocked("· " + render.Sanitize(ev.Text))
+		}
 		o.setStatus(ev.Text)
 	case turn.EventToolStart:
 		label := ev.Tool

@@ -1,0 +1,164 @@
+package corpus
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/MakeNowJust/heredoc"
+	"github.com/spf13/cobra"
+
+	"github.com/askygo/asky/internal/cli/cmdutil"
+	"github.com/askygo/asky/internal/iostreams"
+	"github.com/askygo/asky/internal/research"
+)
+
+// IngestOptions are the flags of `corpus ingest`.
+type IngestOptions struct {
+	IO      *iostreams.IOStreams
+	Factory *cmdutil.Factory
+	Paths   []string
+	JSON    bool
+}
+
+// NewCmdIngest builds `corpus ingest`.
+func NewCmdIngest(f *cmdutil.Factory, runF func(context.Context, *IngestOptions) error) *cobra.Command {
+	opts := &IngestOptions{IO: f.IO, Factory: f}
+	cmd := &cobra.Command{
+		Use:   "ingest <path|glob>...",
+		Short: "Add or update documents",
+		Long: heredoc.Doc(`
+			Add files, directories (recursively; hidden, vendor and node_modules
+			directories are skipped) and globs to the corpus. Formats: txt, md,
+			markdown, html, htm, json, csv, pdf, epub, and text files without an
+			extension (LICENSE, COPYING).
+
+			Unchanged files (same content hash) are skipped and changed ones are
+			re-chunked, so re-running resumes an interrupted ingest. Each
+			document is written in one transaction.
+
+			Files that cannot be read (corrupt, encrypted, binary, not UTF-8, too
+			large) are skipped with a reason; the rest continue. The exit code is
+			0 when every file was ingested or unchanged, and 1 when some failed
+			(the summary lists them).
+		`),
+		Example: heredoc.Doc(`
+			$ asky corpus ingest ~/papers ./notes
+			$ asky corpus ingest 'notes/*.md' README.md LICENSE
+		`),
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			opts.Paths = args
+			if runF != nil {
+				return runF(c.Context(), opts)
+			}
+			return ingestRun(c.Context(), opts)
+		},
+	}
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print per-file results as JSON")
+	return cmd
+}
+
+func ingestRun(ctx context.Context, opts *IngestOptions) error {
+	cfg, _, ix, err := openIndex(opts.Factory)
+	if err != nil {
+		return err
+	}
+	in := &research.Ingester{Index: ix, Chunker: research.Chunker{Size: cfg.Research.ChunkSize, Overlap: cfg.Research.ChunkOverlap},
+		Allowed: cfg.Research.AllowedIngestionExtensions}
+	targets, failed := in.Collect(opts.Paths)
+	var bar *progressBar
+	if opts.IO.IsStderrTTY() && !opts.JSON {
+		bar = &progressBar{w: opts.IO.ErrOut}
+		in.OnProgress = bar.update
+	}
+	start := time.Now()
+	results, err := in.Ingest(ctx, targets)
+	if bar != nil {
+		bar.clear()
+	}
+	results = append(results, failed...)
+	if err != nil && ctx.Err() == nil {
+		return err
+	}
+	var ingested, unchanged, chunks int
+	var bytes int64
+	var fails []research.FileResult
+	for _, r := range results {
+		switch r.Status {
+		case research.StatusIngested:
+			ingested++
+			chunks += r.Chunks
+			bytes += r.Bytes
+		case research.StatusUnchanged:
+			unchanged++
+		default:
+			fails = append(fails, r)
+		}
+	}
+	if opts.JSON {
+		if err := cmdutil.WriteJSON(opts.IO.Out, map[string]any{"results": results, "ingested": ingested, "unchanged": unchanged, "failed": len(fails), "chunks": chunks}); err != nil {
+			return err
+		}
+	} else {
+		fmt.Fprintf(opts.IO.Out, "ingested %d, unchanged %d, failed %d (%d chunks, %.1f MB in %s)\n",
+			ingested, unchanged, len(fails), chunks, float64(bytes)/1e6, time.Since(start).Round(10*time.Millisecond))
+		for _, r := range fails {
+			fmt.Fprintf(opts.IO.Out, "  failed  %s: %s\n", r.Path, r.Reason)
+		}
+		if ix.Missing > 0 {
+			fmt.Fprintf(opts.IO.ErrOut, "note: %d chunks have no vectors for the current embedder; run `asky corpus reindex`\n", ix.Missing)
+		}
+	}
+	if ctx.Err() != nil {
+		return &cmdutil.Error{Code: cmdutil.ExitInterrupted, Err: fmt.Errorf("interrupted after %d files", len(results)), Hint: "run the same command again to resume"}
+	}
+	if len(fails) > 0 {
+		what := "partial success"
+		if ingested+unchanged == 0 {
+			what = "nothing ingested"
+		}
+		return &cmdutil.Error{Code: cmdutil.ExitError, Err: fmt.Errorf("%s: %d of %d files failed", what, len(fails), len(results)),
+			Hint: "the files listed above were skipped; fix or remove them and run the command again"}
+	}
+	return nil
+}
+
+// progressBar draws files, MB, chunks and ETA on one stderr line.
+type progressBar struct {
+	w    interface{ Write([]byte) (int, error) }
+	last time.Time
+	n    int
+}
+
+func (p *progressBar) update(pr research.Progress) {
+	if time.Since(p.last) < 100*time.Millisecond && pr.Files < pr.TotalFiles {
+		return
+	}
+	p.last = time.Now()
+	eta := "?"
+	if pr.Bytes > 0 && pr.TotalBytes > pr.Bytes {
+		rem := time.Duration(float64(pr.Elapsed) * float64(pr.TotalBytes-pr.Bytes) / float64(pr.Bytes))
+		eta = rem.Round(time.Second).String()
+	} else if pr.Bytes >= pr.TotalBytes {
+		eta = "0s"
+	}
+	width := 24
+	done := 0
+	if pr.TotalBytes > 0 {
+		done = int(float64(width) * float64(pr.Bytes) / float64(pr.TotalBytes))
+	}
+	done = min(done, width)
+	line := fmt.Sprintf("\r[%s%s] %d/%d files  %.1f/%.1f MB  %d chunks  ETA %s",
+		strings.Repeat("=", done), strings.Repeat(" ", width-done), pr.Files, pr.TotalFiles,
+		float64(pr.Bytes)/1e6, float64(pr.TotalBytes)/1e6, pr.Chunks, eta)
+	p.n = len(line)
+	fmt.Fprint(p.w, line)
+}
+
+func (p *progressBar) clear() {
+	if p.n > 0 {
+		fmt.Fprint(p.w, "\r"+strings.Repeat(" ", p.n)+"\r")
+	}
+}

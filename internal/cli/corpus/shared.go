@@ -1,0 +1,46 @@
+package corpus
+
+import (
+	"errors"
+
+	"github.com/askygo/asky/internal/cli/cmdutil"
+	"github.com/askygo/asky/internal/config"
+	"github.com/askygo/asky/internal/research"
+	"github.com/askygo/asky/internal/store"
+)
+
+// openIndex builds the hybrid index for the configured embedder.
+func openIndex(f *cmdutil.Factory) (*config.Config, *store.Store, *research.Index, error) {
+	cfg, err := f.Config()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	st, err := f.Store()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	ix, err := NewIndex(cfg, st, f)
+	return cfg, st, ix, err
+}
+
+// NewIndex builds the index for cfg's embedder; shared with `-r`.
+func NewIndex(cfg *config.Config, st *store.Store, f *cmdutil.Factory) (*research.Index, error) {
+	emb, err := research.NewEmbedder(cfg.Research.Embedding, f.HTTPClient(), f.Getenv)
+	if err != nil {
+		return nil, cmdutil.WithHint(err, "check [research.embedding] in your config (`asky config show`)")
+	}
+	return &research.Index{St: st, Emb: emb, DenseWeight: cfg.Research.DenseWeight, LexicalWeight: cfg.Research.LexicalWeight,
+		SnapshotDir: cfg.Paths.CacheDir}, nil
+}
+
+// resolveErr adds hints to source lookup errors.
+func resolveErr(err error) error {
+	var amb *research.AmbiguousSourceError
+	switch {
+	case errors.As(err, &amb):
+		return cmdutil.WithHint(err, "use the numeric id from `asky corpus list`")
+	case errors.Is(err, research.ErrNoSource):
+		return cmdutil.WithHint(err, "see `asky corpus list` for ingested sources")
+	}
+	return err
+}

@@ -1,0 +1,225 @@
+package research
+
+import (
+	"context"
+	"fmt"
+	"math/rand"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/askygo/asky/internal/store"
+)
+
+// synth generates reproducible English-like text: Zipf-distributed
+// pseudo-words mixed with stopwords, in sentences.
+type synth struct {
+	r     *rand.Rand
+	z     *rand.Zipf
+	vocab []string
+}
+
+func newSynth(seed int64) *synth {
+	r := rand.New(rand.NewSource(seed))
+	s := &synth{r: r, z: rand.NewZipf(r, 1.1, 2, 49999)}
+	letters := "abcdefghijklmnopqrstuvwxyz"
+	for i := 0; i < 50000; i++ {
+		n := 3 + r.Intn(8)
+		b := make([]byte, n)
+		for j := range b {
+			b[j] = letters[r.Intn(26)]
+		}
+		s.vocab = append(s.vocab, string(b))
+	}
+	return s
+}
+
+func (s *synth) sentence() string {
+	n := 8 + s.r.Intn(16)
+	w := make([]string, n)
+	for i := range w {
+		if s.r.Intn(3) == 0 {
+			w[i] = stopwordsEnV1[s.r.Intn(40)]
+		} else {
+			w[i] = s.vocab[s.z.Uint64()]
+		}
+	}
+	return strings.Join(w, " ") + "."
+}
+
+func (s *synth) text(chars int) string {
+	var b strings.Builder
+	for b.Len() < chars {
+		b.WriteString(s.sentence())
+		if s.r.Intn(6) == 0 {
+			b.WriteString("\n\n")
+		} else {
+			b.WriteByte(' ')
+		}
+	}
+	return b.String()
+}
+
+// BenchmarkIngest measures end-to-end ingest throughput (read, extract,
+// section, chunk, hash-v1 embed, one SQLite transaction per document) in
+// MB/s of text.
+func BenchmarkIngest(b *testing.B) {
+	dir := b.TempDir()
+	s := newSynth(1)
+	var total int64
+	for i := 0; i < 40; i++ {
+		body := fmt.Sprintf("# Document %d\n\n## Part one\n\n%s\n\n## Part two\n\n%s\n", i, s.text(50000), s.text(50000))
+		total += int64(len(body))
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("d%02d.md", i)), []byte(body), 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ResetTimer()
+	var elapsed time.Duration
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		st, err := store.Open(context.Background(), filepath.Join(b.TempDir(), "asky.db"))
+		if err != nil {
+			b.Fatal(err)
+		}
+		in := &Ingester{Index: &Index{St: st, Emb: HashV1{}}}
+		targets, _ := in.Collect([]string{dir})
+		b.StartTimer()
+		t0 := time.Now()
+		if _, err := in.Ingest(context.Background(), targets); err != nil {
+			b.Fatal(err)
+		}
+		elapsed += time.Since(t0)
+		b.StopTimer()
+		st.Close()
+		b.StartTimer()
+	}
+	b.ReportMetric(float64(total)*float64(b.N)/1e6/elapsed.Seconds(), "MB/s")
+}
+
+// benchCorpus builds (once per size) a store with n synthetic chunks of
+// ~1 KB in 100 sources, with hash-v1 vectors.
+var (
+	benchCorpora sync.Map
+	benchDirs    []string
+)
+
+func benchIndex(b *testing.B, n int) *Index {
+	b.Helper()
+	if v, ok := benchCorpora.Load(n); ok {
+		return v.(*Index)
+	}
+	dir, err := os.MkdirTemp("", "asky-bench")
+	if err != nil {
+		b.Fatal(err)
+	}
+	benchDirs = append(benchDirs, dir)
+	st, err := store.Open(context.Background(), filepath.Join(dir, "asky.db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	ix := &Index{St: st, Emb: HashV1{}, DenseWeight: 0.75, LexicalWeight: 0.25}
+	if err := ix.Open(context.Background()); err != nil {
+		b.Fatal(err)
+	}
+	s := newSynth(int64(n))
+	per := n / 100
+	for d := 0; d < 100; d++ {
+		chunks := make([]store.CorpusChunk, per)
+		texts := make([]string, per)
+		for i := range chunks {
+			texts[i] = s.text(1000)
+			chunks[i] = store.CorpusChunk{Index: i, Title: fmt.Sprintf("Doc %d", d), Section: "Part", Text: texts[i]}
+		}
+		vecs, _ := ix.Emb.EmbedDocuments(context.Background(), texts)
+		src := &store.CorpusSource{Path: fmt.Sprintf("/bench/%d.md", d), Title: fmt.Sprintf("Doc %d", d), Format: "md", SHA256: "x", Content: "", Sections: "[]"}
+		if _, err := st.ReplaceCorpusSource(context.Background(), src, chunks, ix.Fingerprint(), vecs); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if err := st.OptimizeCorpusFTS(context.Background()); err != nil {
+		b.Fatal(err)
+	}
+	benchCorpora.Store(n, ix)
+	return ix
+}
+
+func benchQueries(s *synth) []string {
+	var qs []string
+	for i := 0; i < 20; i++ {
+		// A natural question: stopwords plus mid-frequency content words.
+		qs = append(qs, fmt.Sprintf("how does the %s %s work with %s", s.vocab[50+i*7], s.vocab[300+i*11], s.vocab[2000+i*13]))
+	}
+	return qs
+}
+
+func benchmarkQueries(b *testing.B, n int) {
+	ix := benchIndex(b, n)
+	qs := benchQueries(newSynth(int64(n)))
+	ctx := context.Background()
+	if _, err := ix.Search(ctx, qs[0], SearchOptions{TopK: 10}); err != nil { // load vectors
+		b.Fatal(err)
+	}
+	ids, flat := ix.ids, ix.flat
+	qv := make([][]float32, len(qs))
+	for i, q := range qs {
+		qv[i] = HashV1Vector(q)
+	}
+	b.Run("hybrid", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			if _, err := ix.Search(ctx, qs[i%len(qs)], SearchOptions{TopK: 10}); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.ReportMetric(float64(b.Elapsed().Microseconds())/1000/float64(b.N), "ms/query")
+	})
+	b.Run("fts", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			if _, err := ix.St.SearchCorpusFTS(ctx, BuildMatch(qs[i%len(qs)]), FieldWeights, nil, 100); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.ReportMetric(float64(b.Elapsed().Microseconds())/1000/float64(b.N), "ms/query")
+	})
+	b.Run("flat-floor", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			FlatTopK(ids, flat, 512, qv[i%len(qv)], 100)
+		}
+		b.ReportMetric(float64(b.Elapsed().Microseconds())/1000/float64(b.N), "ms/query")
+	})
+	b.Run("chromem", func(b *testing.B) {
+		// Collection build is included: that is the cost per CLI query.
+		for i := 0; i < b.N; i++ {
+			if _, err := ChromemTopK(ctx, ids, flat, 512, qv[i%len(qv)], 100); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.ReportMetric(float64(b.Elapsed().Microseconds())/1000/float64(b.N), "ms/query")
+	})
+	b.Run("load-vectors", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			if _, _, err := ix.St.CorpusVectors(ctx, ix.Fingerprint(), 512, nil); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.ReportMetric(float64(b.Elapsed().Microseconds())/1000/float64(b.N), "ms/load")
+	})
+}
+
+// BenchmarkQuery10k and BenchmarkQuery100k measure hybrid query latency
+// beside its parts and the brute-force float32 floor over one contiguous
+// slice.
+func BenchmarkQuery10k(b *testing.B)  { benchmarkQueries(b, 10000) }
+func BenchmarkQuery100k(b *testing.B) { benchmarkQueries(b, 100000) }
+
+// BenchmarkHashV1 embeds ~1 KB chunks on one core.
+func BenchmarkHashV1(b *testing.B) {
+	text := newSynth(3).text(1000)
+	b.SetBytes(int64(len(text)))
+	for i := 0; i < b.N; i++ {
+		HashV1Vector(text)
+	}
+}

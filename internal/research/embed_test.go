@@ -1,0 +1,137 @@
+package research
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/askygo/asky/internal/config"
+)
+
+// fakeEmbedServer serves OpenAI /embeddings and Ollama /api/embed with
+// 4-d vectors derived from the text length; dim changes the answer size.
+func fakeEmbedServer(t *testing.T, dim *int) (*httptest.Server, *[]map[string]any) {
+	var mu sync.Mutex
+	var reqs []map[string]any
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var body map[string]any
+		if err := json.NewDecoder(r.Body).Decode(&body); err != nil {
+			http.Error(w, err.Error(), 400)
+			return
+		}
+		mu.Lock()
+		body["_path"] = r.URL.Path
+		body["_auth"] = r.Header.Get("Authorization")
+		reqs = append(reqs, body)
+		mu.Unlock()
+		var inputs []string
+		for _, x := range body["input"].([]any) {
+			inputs = append(inputs, x.(string))
+		}
+		vec := func(s string) []float32 {
+			v := make([]float32, *dim)
+			v[len(s)%*dim] = 3
+			v[0] += 1
+			return v
+		}
+		switch r.URL.Path {
+		case "/v1/embeddings":
+			var data []map[string]any
+			for i := len(inputs) - 1; i >= 0; i-- { // out of order on purpose
+				data = append(data, map[string]any{"index": i, "embedding": vec(inputs[i])})
+			}
+			json.NewEncoder(w).Encode(map[string]any{"data": data})
+		case "/api/embed":
+			var es [][]float32
+			for _, in := range inputs {
+				es = append(es, vec(in))
+			}
+			json.NewEncoder(w).Encode(map[string]any{"embeddings": es})
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	return srv, &reqs
+}
+
+func TestOpenAIEmbedderBatches(t *testing.T) {
+	dim := 4
+	srv, reqs := fakeEmbedServer(t, &dim)
+	e, err := NewEmbedder(config.Embedding{Provider: "openai", Model: "m", BaseURL: srv.URL + "/v1", APIKeyEnv: "K", BatchSize: 2,
+		DocumentPrefix: "doc: ", QueryPrefix: "q: "}, srv.Client(), func(k string) string { return map[string]string{"K": "secret"}[k] })
+	if err != nil {
+		t.Fatal(err)
+	}
+	vs, err := e.EmbedDocuments(context.Background(), []string{"a", "bb", "ccc"})
+	if err != nil || len(vs) != 3 {
+		t.Fatalf("%v %v", vs, err)
+	}
+	if len(*reqs) != 2 {
+		t.Fatalf("%d requests, want 2 batches", len(*reqs))
+	}
+	first := (*reqs)[0]
+	if first["_auth"] != "Bearer secret" || first["input"].([]any)[0] != "doc: a" {
+		t.Fatalf("request %v", first)
+	}
+	// Out-of-order response indexes are honoured and vectors normalised.
+	if vs[1][len("doc: bb")%4] < 0.9 {
+		t.Fatalf("vector for input 1 misplaced: %v", vs[1])
+	}
+	q, err := e.EmbedQuery(context.Background(), "x")
+	if err != nil || (*reqs)[2]["input"].([]any)[0] != "q: x" {
+		t.Fatalf("%v %v", q, err)
+	}
+	if e.Spec().Dim != 4 || e.Spec().Fingerprint() == (HashV1{}).Spec().Fingerprint() {
+		t.Fatalf("spec %+v", e.Spec())
+	}
+	// The provider changing dimensions underneath is a hard error.
+	dim = 8
+	if _, err := e.EmbedQuery(context.Background(), "x"); err == nil || !strings.Contains(err.Error(), "dimensions") {
+		t.Fatalf("dimension change: %v", err)
+	}
+}
+
+func TestOllamaEmbedder(t *testing.T) {
+	dim := 4
+	srv, reqs := fakeEmbedServer(t, &dim)
+	e, err := NewEmbedder(config.Embedding{Provider: "ollama", Model: "nomic-embed-text", BaseURL: srv.URL + "/api", DocumentPrefix: "search_document: "}, srv.Client(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.EmbedDocuments(context.Background(), []string{"a"}); err != nil {
+		t.Fatal(err)
+	}
+	r := (*reqs)[0]
+	if r["_path"] != "/api/embed" || r["truncate"] != false || r["input"].([]any)[0] != "search_document: a" {
+		t.Fatalf("request %v", r)
+	}
+}
+
+func TestEmbedderErrors(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.Contains(r.URL.Path, "zero") {
+			json.NewEncoder(w).Encode(map[string]any{"embeddings": [][]float32{{0, 0}}})
+			return
+		}
+		http.Error(w, "model not found", 404)
+	}))
+	defer srv.Close()
+	e, _ := NewEmbedder(config.Embedding{Provider: "ollama", Model: "m", BaseURL: srv.URL}, srv.Client(), nil)
+	if _, err := e.EmbedQuery(context.Background(), "x"); err == nil || !strings.Contains(err.Error(), "HTTP 404") {
+		t.Fatalf("%v", err)
+	}
+	e, _ = NewEmbedder(config.Embedding{Provider: "ollama", Model: "m", BaseURL: srv.URL + "/zero"}, srv.Client(), nil)
+	if _, err := e.EmbedQuery(context.Background(), "x"); err == nil || !strings.Contains(err.Error(), "zero") {
+		t.Fatalf("%v", err)
+	}
+	for _, c := range []config.Embedding{{Provider: "nope"}, {Provider: "openai"}, {Provider: "builtin", Model: "glove"}} {
+		if _, err := NewEmbedder(c, nil, nil); err == nil {
+			t.Fatalf("%+v accepted", c)
+		}
+	}
+}

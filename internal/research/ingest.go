@@ -1,0 +1,392 @@
+package research
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/askygo/asky/internal/store"
+)
+
+// DefaultMaxFileBytes caps one input file; bigger files are skipped.
+const DefaultMaxFileBytes = 50 << 20
+
+// skipDirs are never descended into (besides hidden directories).
+var skipDirs = map[string]bool{"vendor": true, "node_modules": true, "__pycache__": true, "venv": true}
+
+// FileStatus values of FileResult.
+const (
+	StatusIngested  = "ingested"
+	StatusUnchanged = "unchanged"
+	StatusFailed    = "failed"
+)
+
+// FileResult is the outcome for one file.
+type FileResult struct {
+	Path   string `json:"path"`
+	Status string `json:"status"`
+	Reason string `json:"reason,omitempty"`
+	Chunks int    `json:"chunks"`
+	Bytes  int64  `json:"bytes"`
+	ID     int64  `json:"id,omitempty"`
+}
+
+// Progress is reported after each file.
+type Progress struct {
+	Files, TotalFiles int
+	Bytes, TotalBytes int64
+	Chunks            int
+	Elapsed           time.Duration
+	Current           string
+}
+
+// Ingester adds files to the corpus.
+type Ingester struct {
+	Index        *Index
+	Chunker      Chunker
+	MaxFileBytes int64
+	// Allowed restricts extensions (".md"); empty allows all supported.
+	Allowed []string
+	// OnProgress is called after each file (from the writing goroutine).
+	OnProgress func(Progress)
+}
+
+// Target is a file to ingest, with its size for progress.
+type Target struct {
+	Path string
+	Size int64
+}
+
+// Collect expands paths, directories (recursively, skipping hidden and
+// vendor directories, never following directory symlinks, so loops are
+// impossible) and globs into absolute file targets. Problems become failed
+// results.
+func (in *Ingester) Collect(args []string) ([]Target, []FileResult) {
+	var targets []Target
+	var failed []FileResult
+	seen := map[string]bool{}
+	add := func(p string, explicit bool) {
+		abs, err := filepath.Abs(p)
+		if err != nil {
+			failed = append(failed, FileResult{Path: p, Status: StatusFailed, Reason: err.Error()})
+			return
+		}
+		if seen[abs] {
+			return
+		}
+		if !in.allowed(abs) {
+			if explicit {
+				failed = append(failed, FileResult{Path: p, Status: StatusFailed, Reason: fmt.Sprintf("unsupported file type %q", filepath.Ext(p))})
+			}
+			return
+		}
+		fi, err := os.Stat(abs)
+		if err != nil {
+			failed = append(failed, FileResult{Path: p, Status: StatusFailed, Reason: statReason(err)})
+			return
+		}
+		if !fi.Mode().IsRegular() {
+			failed = append(failed, FileResult{Path: p, Status: StatusFailed, Reason: "not a regular file"})
+			return
+		}
+		seen[abs] = true
+		targets = append(targets, Target{Path: abs, Size: fi.Size()})
+	}
+	for _, arg := range args {
+		fi, err := os.Stat(arg)
+		if err != nil {
+			if matches, gerr := filepath.Glob(arg); gerr == nil && len(matches) > 0 && strings.ContainsAny(arg, "*?[") {
+				for _, m := range matches {
+					if st, err := os.Stat(m); err == nil && st.IsDir() {
+						in.walk(m, add, &failed)
+					} else {
+						add(m, false)
+					}
+				}
+				continue
+			}
+			failed = append(failed, FileResult{Path: arg, Status: StatusFailed, Reason: statReason(err)})
+			continue
+		}
+		if fi.IsDir() {
+			in.walk(arg, add, &failed)
+			continue
+		}
+		add(arg, true)
+	}
+	return targets, failed
+}
+
+func statReason(err error) string {
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return "no such file or directory"
+	case errors.Is(err, fs.ErrPermission):
+		return "permission denied"
+	}
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	return err.Error()
+}
+
+func (in *Ingester) walk(root string, add func(string, bool), failed *[]FileResult) {
+	_ = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			*failed = append(*failed, FileResult{Path: p, Status: StatusFailed, Reason: statReason(err)})
+			if d != nil && d.IsDir() {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		name := d.Name()
+		if d.IsDir() {
+			if p != root && (strings.HasPrefix(name, ".") || skipDirs[name]) {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if strings.HasPrefix(name, ".") {
+			return nil
+		}
+		if plainName(p) && !sniffFile(p) {
+			return nil // an extensionless binary, not a document
+		}
+		if d.Type()&fs.ModeSymlink != 0 {
+			// Follow links to files; links to directories are not walked.
+			if st, err := os.Stat(p); err != nil || st.IsDir() {
+				return nil
+			}
+		}
+		add(p, false)
+		return nil
+	})
+}
+
+func sniffFile(p string) bool {
+	f, err := os.Open(p)
+	if err != nil {
+		return true // let ingest report the error
+	}
+	defer f.Close()
+	head := make([]byte, 4096)
+	n, _ := io.ReadFull(f, head)
+	return SniffText(head[:n])
+}
+
+func (in *Ingester) allowed(p string) bool {
+	if FormatOf(p) == "" {
+		return false
+	}
+	if len(in.Allowed) == 0 {
+		return true
+	}
+	ext := strings.ToLower(filepath.Ext(p))
+	for _, a := range in.Allowed {
+		if strings.EqualFold(strings.TrimPrefix(a, "."), strings.TrimPrefix(ext, ".")) {
+			return true
+		}
+	}
+	return false
+}
+
+// prepared is a document ready to be written.
+type prepared struct {
+	res    FileResult
+	src    *store.CorpusSource
+	chunks []store.CorpusChunk
+	vecs   [][]float32
+}
+
+// Ingest processes targets: extraction, chunking and embedding run ahead
+// in one goroutine while the caller's goroutine writes each document in
+// its own transaction. Unchanged files (same sha256) are skipped, so an
+// interrupted run resumes where it stopped.
+func (in *Ingester) Ingest(ctx context.Context, targets []Target) ([]FileResult, error) {
+	if err := in.Index.Open(ctx); err != nil {
+		return nil, err
+	}
+	var total int64
+	for _, t := range targets {
+		total += t.Size
+	}
+	ch := make(chan prepared, 2)
+	go func() {
+		defer close(ch)
+		for _, t := range targets {
+			if ctx.Err() != nil {
+				return
+			}
+			p := in.prepare(ctx, t)
+			select {
+			case ch <- p:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	start := time.Now()
+	var results []FileResult
+	prog := Progress{TotalFiles: len(targets), TotalBytes: total}
+	wroteChunks := 0
+	for p := range ch {
+		if p.src != nil {
+			id, err := in.Index.St.ReplaceCorpusSource(ctx, p.src, p.chunks, in.Index.Fingerprint(), p.vecs)
+			if err != nil {
+				if ctx.Err() != nil {
+					break
+				}
+				return results, fmt.Errorf("writing %s: %w", p.res.Path, err)
+			}
+			p.res.ID = id
+			wroteChunks += len(p.chunks)
+		}
+		results = append(results, p.res)
+		prog.Files++
+		prog.Bytes += p.res.Bytes
+		prog.Chunks += p.res.Chunks
+		prog.Elapsed = time.Since(start)
+		prog.Current = p.res.Path
+		if in.OnProgress != nil {
+			in.OnProgress(prog)
+		}
+	}
+	if wroteChunks > 0 {
+		in.Index.Invalidate()
+	}
+	// Merging FTS segments pays off after bulk ingests (it roughly halves
+	// query time) but costs ~1 s at 100k chunks, so small updates skip it.
+	if wroteChunks >= 1000 {
+		_ = in.Index.St.OptimizeCorpusFTS(context.WithoutCancel(ctx))
+	}
+	return results, ctx.Err()
+}
+
+func (in *Ingester) prepare(ctx context.Context, t Target) prepared {
+	res := FileResult{Path: t.Path, Bytes: t.Size}
+	fail := func(reason string) prepared {
+		res.Status, res.Reason = StatusFailed, reason
+		return prepared{res: res}
+	}
+	limit := in.MaxFileBytes
+	if limit <= 0 {
+		limit = DefaultMaxFileBytes
+	}
+	if t.Size > limit {
+		return fail(fmt.Sprintf("file too large (%d MB > %d MB)", t.Size>>20, limit>>20))
+	}
+	f, err := os.Open(t.Path)
+	if err != nil {
+		return fail(statReason(err))
+	}
+	data, err := io.ReadAll(io.LimitReader(f, limit+1))
+	f.Close()
+	if err != nil {
+		return fail(statReason(err))
+	}
+	if int64(len(data)) > limit {
+		return fail("file too large")
+	}
+	res.Bytes = int64(len(data))
+	sum := sha256.Sum256(data)
+	hash := hex.EncodeToString(sum[:])
+	if old, err := in.Index.St.CorpusSourceByPath(ctx, t.Path); err == nil && old.SHA256 == hash {
+		res.Status, res.ID, res.Chunks = StatusUnchanged, old.ID, 0
+		return prepared{res: res}
+	}
+	doc, err := Extract(t.Path, data)
+	if err != nil {
+		return fail(err.Error())
+	}
+	chunks, err := ChunkDocument(doc, in.Chunker)
+	if err != nil {
+		return fail(err.Error())
+	}
+	if len(chunks) == 0 {
+		return fail("no extractable text")
+	}
+	texts := make([]string, len(chunks))
+	for i, c := range chunks {
+		texts[i] = EmbedText(c)
+	}
+	vecs, err := in.Index.Emb.EmbedDocuments(ctx, texts)
+	if err != nil {
+		return fail("embedding: " + err.Error())
+	}
+	secs, _ := json.Marshal(doc.Sections)
+	var mtime string
+	if fi, err := os.Stat(t.Path); err == nil {
+		mtime = fi.ModTime().UTC().Format(time.RFC3339)
+	}
+	src := &store.CorpusSource{Path: t.Path, Title: doc.Title, Format: doc.Format, SHA256: hash, Size: res.Bytes,
+		MTime: mtime, Content: doc.Text, Sections: string(secs)}
+	res.Status, res.Chunks = StatusIngested, len(chunks)
+	return prepared{res: res, src: src, chunks: chunks, vecs: vecs}
+}
+
+// EmbedText is what gets embedded for a chunk: its section breadcrumb and
+// text, so heading words count for dense retrieval as they do in FTS.
+func EmbedText(c store.CorpusChunk) string {
+	if c.Section == "" {
+		return c.Text
+	}
+	return c.Section + "\n" + c.Text
+}
+
+// ChunkDocument chunks each section separately, so no chunk straddles two
+// sections and every chunk carries its breadcrumb.
+func ChunkDocument(doc *Document, ck Chunker) ([]store.CorpusChunk, error) {
+	var out []store.CorpusChunk
+	secs := doc.Sections
+	if len(secs) == 0 {
+		secs = buildSections(doc.Text, nil)
+	}
+	sort.SliceStable(secs, func(i, j int) bool { return secs[i].Start < secs[j].Start })
+	for _, s := range secs {
+		body := doc.Text[s.Start:s.End]
+		if s.Title != "" {
+			// Drop the heading line itself; it is in the breadcrumb.
+			if nl := strings.IndexByte(body, '\n'); nl >= 0 && strings.Contains(body[:nl], s.Title) {
+				body = body[nl+1:]
+			}
+		}
+		body = stripMarkdownHeadingMarks(body)
+		spans, err := ck.Split(body)
+		if err != nil {
+			return nil, err
+		}
+		path := s.Path
+		if path == "" && s.Title != "Full Document" {
+			path = s.Title
+		}
+		for _, sp := range spans {
+			out = append(out, store.CorpusChunk{Index: len(out), SectionID: s.ID, Section: path, Title: doc.Title, Text: sp.Text})
+		}
+	}
+	return out, nil
+}
+
+func stripMarkdownHeadingMarks(s string) string {
+	if !strings.Contains(s, "#") {
+		return s
+	}
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		t := strings.TrimLeft(l, " ")
+		if strings.HasPrefix(t, "#") {
+			lines[i] = strings.TrimLeft(t, "# ")
+		}
+	}
+	return strings.Join(lines, "\n")
+}

@@ -1,0 +1,24 @@
+//go:build unix
+
+package research
+
+import (
+	"os"
+	"syscall"
+)
+
+// mapFile maps a file read-only; the bytes stay valid until unmapFile.
+// Mapping the vector snapshot skips zeroing and copying ~200 MB at 100k
+// chunks: pages come straight from the page cache.
+func mapFile(f *os.File, size int64) ([]byte, error) {
+	if size == 0 {
+		return nil, nil
+	}
+	return syscall.Mmap(int(f.Fd()), 0, int(size), syscall.PROT_READ, syscall.MAP_SHARED)
+}
+
+func unmapFile(b []byte) {
+	if b != nil {
+		_ = syscall.Munmap(b)
+	}
+}

@@ -1,0 +1,311 @@
+package research
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Section is a titled slice of a document's text. Start and End are byte
+// offsets into Document.Text; Path is the breadcrumb of enclosing headings
+// ("Statements > Select statements").
+type Section struct {
+	ID    string `json:"id"`
+	Title string `json:"title"`
+	Level int    `json:"level"`
+	Path  string `json:"path"`
+	Start int    `json:"start"`
+	End   int    `json:"end"`
+}
+
+// heading is a detected heading line.
+type heading struct {
+	title string
+	level int
+	start int // offset of the heading line
+	body  int // offset after the heading line
+}
+
+// MarkdownSections finds ATX headings ("## Title") outside code fences.
+// HTML and EPUB are converted to this form before sectioning.
+func MarkdownSections(text string) []Section {
+	var hs []heading
+	fence := false
+	off := 0
+	for _, line := range strings.SplitAfter(text, "\n") {
+		t := strings.TrimSpace(line)
+		if strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") {
+			fence = !fence
+		} else if !fence && strings.HasPrefix(t, "#") {
+			lvl := 0
+			for lvl < len(t) && t[lvl] == '#' {
+				lvl++
+			}
+			if lvl <= 6 && lvl < len(t) && t[lvl] == ' ' {
+				title := strings.TrimSpace(strings.TrimRight(strings.TrimSpace(t[lvl:]), "#"))
+				title = strings.TrimSpace(reHeadingAttr.ReplaceAllString(title, ""))
+				if title != "" {
+					hs = append(hs, heading{title: title, level: lvl, start: off, body: off + len(line)})
+				}
+			}
+		}
+		off += len(line)
+	}
+	return buildSections(text, hs)
+}
+
+var (
+	reRoman     = regexp.MustCompile(`(?i)^[ivxlcdm]+\.?$`)
+	reStat      = regexp.MustCompile(`\b[A-Za-z]+\(\d`)
+	reNumbered  = regexp.MustCompile(`^(?:[1-9]\d*(?:\.\d+)*\.?|[A-Z]\.\d+(?:\.\d+)*\.?|Appendix [A-Z]\.?)\s+[\pL(]`)
+	reChapter   = regexp.MustCompile(`(?i)^(chapter|part|section|book|article)\b`)
+	reTOCLine   = regexp.MustCompile(`(?i)^\s*(table of )?contents\s*$`)
+	reTOCPage   = regexp.MustCompile(`[\s.·…]*\d+\s*$`)
+	reSlugStrip = regexp.MustCompile(`[^a-z0-9]+`)
+	reDotLeader = regexp.MustCompile(`(\.\s?){4,}\s*\d*\s*$`)
+	// reHeadingAttr matches a trailing "{#id}" attribute on a heading.
+	reHeadingAttr = regexp.MustCompile(`\s*\{[#.][^}]*\}\s*$`)
+)
+
+// TextSections detects headings in plain text and PDF text with the
+// original's line heuristics (asky-behavior.md §5.13): short lines scored
+// on chapter/part prefixes, numbering, upper- and title-case ratios, blank
+// lines around them and presence in a table of contents.
+func TextSections(text string) []Section {
+	lines := strings.SplitAfter(text, "\n")
+	toc := tocEntries(lines)
+	tocFrom, tocTo := tocRange(lines)
+	var hs []heading
+	off := 0
+	for i, line := range lines {
+		start := off
+		off += len(line)
+		t := strings.TrimSpace(line)
+		if i >= tocFrom && i < tocTo {
+			continue
+		}
+		s := headingScore(t, i, lines, toc)
+		if s < 0.52 {
+			continue
+		}
+		title := strings.Join(strings.Fields(t), " ")
+		// The same title within 400 chars is one heading (wrapped or repeated).
+		if n := len(hs); n > 0 && strings.EqualFold(hs[n-1].title, title) && start-hs[n-1].start < 400 {
+			continue
+		}
+		hs = append(hs, heading{title: title, level: 1, start: start, body: off})
+	}
+	return buildSections(text, canonical(text, hs))
+}
+
+// tocRange returns the line range [from, to) of the table of contents
+// block (a "contents" line within the first 500 lines and the short lines
+// after it), whose entries must not become headings themselves.
+func tocRange(lines []string) (int, int) {
+	for j := 0; j < len(lines) && j < 500; j++ {
+		if !reTOCLine.MatchString(lines[j]) {
+			continue
+		}
+		blank, k := 0, j+1
+		for ; k < len(lines) && k-j < 800; k++ {
+			t := strings.TrimSpace(lines[k])
+			if t == "" {
+				if blank++; blank >= 3 {
+					break
+				}
+				continue
+			}
+			blank = 0
+			if !reTOCPage.MatchString(t) {
+				break
+			}
+		}
+		return j, k
+	}
+	return 0, 0
+}
+
+func tocEntries(lines []string) map[string]bool {
+	toc := map[string]bool{}
+	for j := 0; j < len(lines) && j < 500; j++ {
+		if !reTOCLine.MatchString(lines[j]) {
+			continue
+		}
+		blank := 0
+		for k := j + 1; k < len(lines) && len(toc) < 400; k++ {
+			t := strings.TrimSpace(lines[k])
+			if t == "" {
+				if blank++; blank >= 3 {
+					break
+				}
+				continue
+			}
+			blank = 0
+			if len(t) > 120 {
+				break
+			}
+			e := strings.TrimSpace(reTOCPage.ReplaceAllString(t, ""))
+			if e != "" {
+				toc[normTitle(e)] = true
+			}
+		}
+		break
+	}
+	return toc
+}
+
+func normTitle(s string) string { return strings.Join(Tokens(s), " ") }
+
+func headingScore(t string, i int, lines []string, toc map[string]bool) float64 {
+	words := strings.Fields(t)
+	if len(t) < 5 || len(t) > 220 || len(words) < 1 || len(words) > 26 {
+		return 0
+	}
+	if reRoman.MatchString(t) || strings.Contains(t, ";") || reDotLeader.MatchString(t) {
+		return 0 // roman numerals, clauses, and TOC entries with dot leaders
+	}
+	if reStat.MatchString(t) && len(words) <= 3 {
+		return 0
+	}
+	// Sentences are not headings: a trailing comma, or a period after more
+	// than a few words; neither are lines opening with punctuation.
+	last := t[len(t)-1]
+	if last == ',' || last == '.' && (len(words) > 4 || !reNumbered.MatchString(t)) {
+		return 0
+	}
+	if first, _ := utf8.DecodeRuneInString(t); !unicode.IsLetter(first) && !unicode.IsDigit(first) {
+		return 0
+	}
+	if len(words) == 1 {
+		for _, r := range t {
+			if r > unicode.MaxASCII && !toc[normTitle(t)] {
+				return 0
+			}
+		}
+	}
+	var s float64
+	if reChapter.MatchString(t) {
+		s += 0.45
+	}
+	if reNumbered.MatchString(t) && len(words) <= 14 {
+		s += 0.3
+	}
+	letters, upper, alpha, titled := 0, 0, 0, 0
+	for _, w := range words {
+		rs := []rune(w)
+		if unicode.IsLetter(rs[0]) {
+			alpha++
+			if unicode.IsUpper(rs[0]) || (len(w) <= 3 && alpha > 1) {
+				titled++
+			}
+		}
+		for _, r := range rs {
+			if unicode.IsLetter(r) {
+				letters++
+				if unicode.IsUpper(r) {
+					upper++
+				}
+			}
+		}
+	}
+	// Formulas, numbers and tables are not headings: most of a heading's
+	// visible characters are letters.
+	if letters == 0 || letters*2 < len([]rune(strings.Join(words, ""))) {
+		return 0
+	}
+	ur := float64(upper) / float64(letters)
+	switch {
+	case ur >= 0.75:
+		s += 0.32
+	case ur >= 0.55:
+		s += 0.18
+	}
+	if alpha > 0 {
+		tr := float64(titled) / float64(alpha)
+		switch {
+		case tr >= 0.85:
+			s += 0.24
+		case tr >= 0.65:
+			s += 0.12
+		}
+	}
+	before := i == 0 || strings.TrimSpace(lines[i-1]) == ""
+	after := i+1 >= len(lines) || strings.TrimSpace(lines[i+1]) == ""
+	switch {
+	case before && after:
+		s += 0.2
+	case before || after:
+		s += 0.1
+	}
+	if toc[normTitle(t)] {
+		s += 0.2
+	}
+	return min(s, 1.0)
+}
+
+// canonical keeps, for titles detected more than once, only the largest
+// occurrence (the others are running heads or TOC aliases).
+func canonical(text string, hs []heading) []heading {
+	size := func(k int) int {
+		if k+1 < len(hs) {
+			return hs[k+1].start - hs[k].body
+		}
+		return len(text) - hs[k].body
+	}
+	best := map[string]int{}
+	for k, h := range hs {
+		n := normTitle(h.title)
+		if b, ok := best[n]; !ok || size(k) > size(b) {
+			best[n] = k
+		}
+	}
+	var out []heading
+	for k, h := range hs {
+		if best[normTitle(h.title)] == k {
+			out = append(out, h)
+		}
+	}
+	return out
+}
+
+// buildSections turns headings into sections with breadcrumbs. Text before
+// the first heading becomes an untitled leading section; no headings at
+// all gives one "Full Document" section.
+func buildSections(text string, hs []heading) []Section {
+	if len(hs) == 0 {
+		return []Section{{ID: "section-001", Title: "Full Document", Level: 1, Start: 0, End: len(text)}}
+	}
+	var out []Section
+	if strings.TrimSpace(text[:hs[0].start]) != "" {
+		out = append(out, Section{Title: "", Level: 0, Start: 0, End: hs[0].start})
+	}
+	var stack []heading
+	for k, h := range hs {
+		for len(stack) > 0 && stack[len(stack)-1].level >= h.level {
+			stack = stack[:len(stack)-1]
+		}
+		stack = append(stack, h)
+		titles := make([]string, len(stack))
+		for i, s := range stack {
+			titles[i] = s.title
+		}
+		end := len(text)
+		if k+1 < len(hs) {
+			end = hs[k+1].start
+		}
+		out = append(out, Section{Title: h.title, Level: h.level, Path: strings.Join(titles, " > "), Start: h.start, End: end})
+	}
+	for i := range out {
+		slug := strings.Trim(reSlugStrip.ReplaceAllString(strings.ToLower(out[i].Title), "-"), "-")
+		if len(slug) > 48 {
+			slug = strings.TrimRight(slug[:48], "-")
+		}
+		if slug == "" {
+			slug = "section"
+		}
+		out[i].ID = fmt.Sprintf("%s-%03d", slug, i+1)
+	}
+	return out
+}

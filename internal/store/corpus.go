@@ -1,0 +1,580 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+	"time"
+)
+
+// CorpusSource is one ingested document.
+type CorpusSource struct {
+	ID     int64
+	Path   string
+	Title  string
+	Format string
+	SHA256 string
+	Size   int64
+	MTime  string
+	// Content is the extracted text; list queries leave it empty.
+	Content string
+	// Sections is the JSON array of sections (offsets into Content).
+	Sections   string
+	Chars      int64
+	ChunkCount int
+	CreatedAt  time.Time
+	UpdatedAt  time.Time
+}
+
+// CorpusChunk is one retrievable piece of a source.
+type CorpusChunk struct {
+	ID        int64
+	SourceID  int64
+	Index     int
+	SectionID string
+	Section   string
+	Title     string
+	Text      string
+	// Filled by lookups for display.
+	SourcePath string
+}
+
+// EmbeddingSpace is a stored embedder identity.
+type EmbeddingSpace struct {
+	Fingerprint string
+	SpecJSON    string
+	Dim         int
+	Probe       []float32
+	State       string
+}
+
+// EncodeVector packs v as little-endian float32.
+func EncodeVector(v []float32) []byte {
+	b := make([]byte, 4*len(v))
+	for i, x := range v {
+		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(x))
+	}
+	return b
+}
+
+// DecodeVectorInto appends the float32s in b to dst.
+func DecodeVectorInto(dst []float32, b []byte) []float32 {
+	for i := 0; i+4 <= len(b); i += 4 {
+		dst = append(dst, math.Float32frombits(binary.LittleEndian.Uint32(b[i:])))
+	}
+	return dst
+}
+
+// CorpusSourceByPath returns the source stored for path (without content).
+func (s *Store) CorpusSourceByPath(ctx context.Context, path string) (*CorpusSource, error) {
+	return s.scanSource(s.db.QueryRowContext(ctx, sourceCols+` WHERE s.path = ?`, path))
+}
+
+// CorpusSource returns a source with its content.
+func (s *Store) CorpusSource(ctx context.Context, id int64) (*CorpusSource, error) {
+	src, err := s.scanSource(s.db.QueryRowContext(ctx, sourceCols+` WHERE s.id = ?`, id))
+	if err != nil {
+		return nil, err
+	}
+	if err := s.db.QueryRowContext(ctx, `SELECT content FROM corpus_sources WHERE id = ?`, id).Scan(&src.Content); err != nil {
+		return nil, err
+	}
+	return src, nil
+}
+
+const sourceCols = `SELECT s.id, s.path, s.title, s.format, s.sha256, s.size, s.mtime, s.sections, length(s.content),
+	(SELECT count(*) FROM corpus_chunks c WHERE c.source_id = s.id), s.created_at, s.updated_at FROM corpus_sources s`
+
+func (s *Store) scanSource(r scanner) (*CorpusSource, error) {
+	var src CorpusSource
+	var created, updated string
+	err := r.Scan(&src.ID, &src.Path, &src.Title, &src.Format, &src.SHA256, &src.Size, &src.MTime, &src.Sections,
+		&src.Chars, &src.ChunkCount, &created, &updated)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, ErrNotFound
+	}
+	if err != nil {
+		return nil, err
+	}
+	src.CreatedAt, _ = time.Parse(time.RFC3339Nano, created)
+	src.UpdatedAt, _ = time.Parse(time.RFC3339Nano, updated)
+	return &src, nil
+}
+
+// ListCorpusSources returns every source (without content), by path.
+func (s *Store) ListCorpusSources(ctx context.Context) ([]CorpusSource, error) {
+	rows, err := s.db.QueryContext(ctx, sourceCols+` ORDER BY s.path`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []CorpusSource
+	for rows.Next() {
+		src, err := s.scanSource(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, *src)
+	}
+	return out, rows.Err()
+}
+
+// ReplaceCorpusSource writes a document, its chunks, their FTS rows (by
+// trigger) and vectors in ONE transaction, replacing any previous version
+// of the same path. A crash leaves either the old or the new document.
+// vecs may be nil (no vectors for this space yet) or one per chunk.
+func (s *Store) ReplaceCorpusSource(ctx context.Context, src *CorpusSource, chunks []CorpusChunk, fingerprint string, vecs [][]float32) (int64, error) {
+	if vecs != nil && len(vecs) != len(chunks) {
+		return 0, fmt.Errorf("store: %d vectors for %d chunks", len(vecs), len(chunks))
+	}
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return 0, err
+	}
+	defer tx.Rollback()
+	now := s.ts()
+	var id int64
+	err = tx.QueryRowContext(ctx, `SELECT id FROM corpus_sources WHERE path = ?`, src.Path).Scan(&id)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		res, err := tx.ExecContext(ctx, `INSERT INTO corpus_sources (path, title, format, sha256, size, mtime, content, sections, status, created_at, updated_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'complete', ?, ?)`,
+			src.Path, src.Title, src.Format, src.SHA256, src.Size, src.MTime, src.Content, src.Sections, now, now)
+		if err != nil {
+			return 0, err
+		}
+		id, _ = res.LastInsertId()
+	case err != nil:
+		return 0, err
+	default:
+		if err := deleteChunks(ctx, tx, id); err != nil {
+			return 0, err
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE corpus_sources SET title=?, format=?, sha256=?, size=?, mtime=?, content=?, sections=?, status='complete', updated_at=? WHERE id=?`,
+			src.Title, src.Format, src.SHA256, src.Size, src.MTime, src.Content, src.Sections, now, id); err != nil {
+			return 0, err
+		}
+	}
+	insChunk, err := tx.PrepareContext(ctx, `INSERT INTO corpus_chunks (source_id, idx, section_id, section, title, text) VALUES (?, ?, ?, ?, ?, ?)`)
+	if err != nil {
+		return 0, err
+	}
+	defer insChunk.Close()
+	insVec, err := tx.PrepareContext(ctx, `INSERT INTO corpus_vectors (chunk_id, fingerprint, vec) VALUES (?, ?, ?)`)
+	if err != nil {
+		return 0, err
+	}
+	defer insVec.Close()
+	for i, c := range chunks {
+		res, err := insChunk.ExecContext(ctx, id, c.Index, c.SectionID, c.Section, c.Title, c.Text)
+		if err != nil {
+			return 0, err
+		}
+		if vecs != nil {
+			cid, _ := res.LastInsertId()
+			if _, err := insVec.ExecContext(ctx, cid, fingerprint, EncodeVector(vecs[i])); err != nil {
+				return 0, err
+			}
+		}
+	}
+	if err := bumpGeneration(ctx, tx); err != nil {
+		return 0, err
+	}
+	src.ID = id
+	return id, tx.Commit()
+}
+
+func deleteChunks(ctx context.Context, tx *sql.Tx, sourceID int64) error {
+	if _, err := tx.ExecContext(ctx, `DELETE FROM corpus_vectors WHERE chunk_id IN (SELECT id FROM corpus_chunks WHERE source_id = ?)`, sourceID); err != nil {
+		return err
+	}
+	_, err := tx.ExecContext(ctx, `DELETE FROM corpus_chunks WHERE source_id = ?`, sourceID)
+	return err
+}
+
+// DeleteCorpusSource removes a source with its chunks, FTS rows and vectors.
+func (s *Store) DeleteCorpusSource(ctx context.Context, id int64) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if err := deleteChunks(ctx, tx, id); err != nil {
+		return err
+	}
+	res, err := tx.ExecContext(ctx, `DELETE FROM corpus_sources WHERE id = ?`, id)
+	if err != nil {
+		return err
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return ErrNotFound
+	}
+	if err := bumpGeneration(ctx, tx); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// FTSHit is one lexical match: a chunk id and its bm25 score (lower is
+// better, as FTS5 returns it).
+type FTSHit struct {
+	ChunkID int64
+	BM25    float64
+}
+
+// SearchCorpusFTS runs an FTS5 MATCH (already escaped by the caller) and
+// returns chunk ids ranked by weighted bm25 (text, title, section). It
+// ranks ids only; text is fetched separately by primary key, which is
+// 2–3× faster than joining inside the ranking query.
+func (s *Store) SearchCorpusFTS(ctx context.Context, match string, weights [3]float64, sourceIDs []int64, limit int) ([]FTSHit, error) {
+	if match == "" || limit <= 0 {
+		return nil, nil
+	}
+	q := fmt.Sprintf(`SELECT rowid, bm25(corpus_chunks_fts, %g, %g, %g) AS r FROM corpus_chunks_fts WHERE corpus_chunks_fts MATCH ?`, weights[0], weights[1], weights[2])
+	args := []any{match}
+	if len(sourceIDs) > 0 {
+		q += ` AND rowid IN (SELECT id FROM corpus_chunks WHERE source_id IN (` + placeholders(len(sourceIDs)) + `))`
+		for _, id := range sourceIDs {
+			args = append(args, id)
+		}
+	}
+	q += ` ORDER BY r, rowid LIMIT ?`
+	args = append(args, limit)
+	rows, err := s.db.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []FTSHit
+	for rows.Next() {
+		var h FTSHit
+		if err := rows.Scan(&h.ChunkID, &h.BM25); err != nil {
+			return nil, err
+		}
+		out = append(out, h)
+	}
+	return out, rows.Err()
+}
+
+func placeholders(n int) string {
+	return strings.TrimSuffix(strings.Repeat("?,", n), ",")
+}
+
+// CorpusChunks returns chunks by id (with their source path), in no
+// particular order.
+func (s *Store) CorpusChunks(ctx context.Context, ids []int64) (map[int64]CorpusChunk, error) {
+	out := make(map[int64]CorpusChunk, len(ids))
+	for start := 0; start < len(ids); start += 500 {
+		part := ids[start:min(start+500, len(ids))]
+		args := make([]any, len(part))
+		for i, id := range part {
+			args[i] = id
+		}
+		rows, err := s.db.QueryContext(ctx, `SELECT c.id, c.source_id, c.idx, c.section_id, c.section, c.title, c.text, s.path
+			FROM corpus_chunks c JOIN corpus_sources s ON s.id = c.source_id WHERE c.id IN (`+placeholders(len(part))+`)`, args...)
+		if err != nil {
+			return nil, err
+		}
+		for rows.Next() {
+			var c CorpusChunk
+			if err := rows.Scan(&c.ID, &c.SourceID, &c.Index, &c.SectionID, &c.Section, &c.Title, &c.Text, &c.SourcePath); err != nil {
+				rows.Close()
+				return nil, err
+			}
+			out[c.ID] = c
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// SourceChunks returns a source's chunks in order.
+func (s *Store) SourceChunks(ctx context.Context, sourceID int64) ([]CorpusChunk, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT id, source_id, idx, section_id, section, title, text FROM corpus_chunks WHERE source_id = ? ORDER BY idx`, sourceID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []CorpusChunk
+	for rows.Next() {
+		var c CorpusChunk
+		if err := rows.Scan(&c.ID, &c.SourceID, &c.Index, &c.SectionID, &c.Section, &c.Title, &c.Text); err != nil {
+			return nil, err
+		}
+		out = append(out, c)
+	}
+	return out, rows.Err()
+}
+
+// CorpusVectors loads the vectors of one embedding space into one
+// contiguous slice (ids[i] owns flat[i*dim:(i+1)*dim]), optionally limited
+// to some sources. Vectors of another dimension are skipped.
+func (s *Store) CorpusVectors(ctx context.Context, fingerprint string, dim int, sourceIDs []int64) ([]int64, []float32, error) {
+	q := `SELECT chunk_id, vec FROM corpus_vectors WHERE fingerprint = ?`
+	args := []any{fingerprint}
+	if len(sourceIDs) > 0 {
+		q += ` AND chunk_id IN (SELECT id FROM corpus_chunks WHERE source_id IN (` + placeholders(len(sourceIDs)) + `))`
+		for _, id := range sourceIDs {
+			args = append(args, id)
+		}
+	}
+	rows, err := s.db.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer rows.Close()
+	var ids []int64
+	var flat []float32
+	var blob sql.RawBytes
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id, &blob); err != nil {
+			return nil, nil, err
+		}
+		if len(blob) != 4*dim {
+			continue
+		}
+		if flat == nil {
+			flat = make([]float32, 0, 1024*dim)
+		}
+		ids = append(ids, id)
+		flat = DecodeVectorInto(flat, blob)
+	}
+	return ids, flat, rows.Err()
+}
+
+// CorpusCounts returns the number of chunks and of chunks with a vector in
+// the given space.
+func (s *Store) CorpusCounts(ctx context.Context, fingerprint string) (chunks, vectors int, err error) {
+	if err = s.db.QueryRowContext(ctx, `SELECT count(*) FROM corpus_chunks`).Scan(&chunks); err != nil {
+		return
+	}
+	err = s.db.QueryRowContext(ctx, `SELECT count(*) FROM corpus_vectors WHERE fingerprint = ?`, fingerprint).Scan(&vectors)
+	return
+}
+
+// ChunksMissingVectors returns up to limit chunks without a vector in the
+// space, for re-embedding from stored text.
+func (s *Store) ChunksMissingVectors(ctx context.Context, fingerprint string, limit int) ([]CorpusChunk, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT c.id, c.source_id, c.idx, c.section_id, c.section, c.title, c.text FROM corpus_chunks c
+		WHERE NOT EXISTS (SELECT 1 FROM corpus_vectors v WHERE v.chunk_id = c.id AND v.fingerprint = ?) ORDER BY c.id LIMIT ?`, fingerprint, limit)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []CorpusChunk
+	for rows.Next() {
+		var c CorpusChunk
+		if err := rows.Scan(&c.ID, &c.SourceID, &c.Index, &c.SectionID, &c.Section, &c.Title, &c.Text); err != nil {
+			return nil, err
+		}
+		out = append(out, c)
+	}
+	return out, rows.Err()
+}
+
+// PutChunkVectors stores vectors for existing chunks in one transaction.
+func (s *Store) PutChunkVectors(ctx context.Context, fingerprint string, ids []int64, vecs [][]float32) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	st, err := tx.PrepareContext(ctx, `INSERT OR REPLACE INTO corpus_vectors (chunk_id, fingerprint, vec) VALUES (?, ?, ?)`)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	for i, id := range ids {
+		if _, err := st.ExecContext(ctx, id, fingerprint, EncodeVector(vecs[i])); err != nil {
+			return err
+		}
+	}
+	if err := bumpGeneration(ctx, tx); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// DropOtherSpaces deletes vectors and spaces of every fingerprint except
+// keep: vectors from another embedder can never be queried again.
+func (s *Store) DropOtherSpaces(ctx context.Context, keep string) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if _, err := tx.ExecContext(ctx, `DELETE FROM corpus_vectors WHERE fingerprint <> ?`, keep); err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM embedding_space WHERE fingerprint <> ?`, keep); err != nil {
+		return err
+	}
+	if err := bumpGeneration(ctx, tx); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// EmbeddingSpace returns a stored space.
+func (s *Store) EmbeddingSpace(ctx context.Context, fingerprint string) (*EmbeddingSpace, error) {
+	var sp EmbeddingSpace
+	var probe []byte
+	err := s.db.QueryRowContext(ctx, `SELECT fingerprint, spec_json, dim, probe_vec, state FROM embedding_space WHERE fingerprint = ?`, fingerprint).
+		Scan(&sp.Fingerprint, &sp.SpecJSON, &sp.Dim, &probe, &sp.State)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, ErrNotFound
+	}
+	if err != nil {
+		return nil, err
+	}
+	sp.Probe = DecodeVectorInto(nil, probe)
+	return &sp, nil
+}
+
+// EmbeddingSpaces lists every stored space.
+func (s *Store) EmbeddingSpaces(ctx context.Context) ([]EmbeddingSpace, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT fingerprint, spec_json, dim, state FROM embedding_space ORDER BY created_at`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []EmbeddingSpace
+	for rows.Next() {
+		var sp EmbeddingSpace
+		if err := rows.Scan(&sp.Fingerprint, &sp.SpecJSON, &sp.Dim, &sp.State); err != nil {
+			return nil, err
+		}
+		out = append(out, sp)
+	}
+	return out, rows.Err()
+}
+
+// PutEmbeddingSpace creates or updates a space.
+func (s *Store) PutEmbeddingSpace(ctx context.Context, sp EmbeddingSpace) error {
+	_, err := s.db.ExecContext(ctx, `INSERT INTO embedding_space (fingerprint, spec_json, dim, probe_vec, state, created_at) VALUES (?, ?, ?, ?, ?, ?)
+		ON CONFLICT(fingerprint) DO UPDATE SET spec_json=excluded.spec_json, dim=excluded.dim, probe_vec=excluded.probe_vec, state=excluded.state`,
+		sp.Fingerprint, sp.SpecJSON, sp.Dim, EncodeVector(sp.Probe), sp.State, s.ts())
+	return err
+}
+
+// CorpusFTSCheck runs FTS5's integrity-check on the chunk index.
+func (s *Store) CorpusFTSCheck(ctx context.Context) error {
+	_, err := s.db.ExecContext(ctx, `INSERT INTO corpus_chunks_fts(corpus_chunks_fts) VALUES ('integrity-check')`)
+	return err
+}
+
+// OptimizeCorpusFTS merges FTS segments after a bulk ingest (about halves
+// query time) and truncates the WAL.
+func (s *Store) OptimizeCorpusFTS(ctx context.Context) error {
+	if _, err := s.db.ExecContext(ctx, `INSERT INTO corpus_chunks_fts(corpus_chunks_fts) VALUES ('optimize')`); err != nil {
+		return err
+	}
+	_, err := s.db.ExecContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`)
+	return err
+}
+
+// Finding is a fact the model saved during a research session.
+type Finding struct {
+	ID          int64
+	SessionID   int64
+	Text        string
+	SourceURL   string
+	SourceTitle string
+	Tags        string // JSON array
+	Fingerprint string
+	Vec         []float32
+	CreatedAt   time.Time
+}
+
+// AddFinding stores a finding.
+func (s *Store) AddFinding(ctx context.Context, f *Finding) (int64, error) {
+	res, err := s.db.ExecContext(ctx, `INSERT INTO corpus_findings (session_id, finding, source_url, source_title, tags, fingerprint, vec, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+		f.SessionID, f.Text, f.SourceURL, f.SourceTitle, f.Tags, f.Fingerprint, EncodeVector(f.Vec), s.ts())
+	if err != nil {
+		return 0, err
+	}
+	return res.LastInsertId()
+}
+
+// Findings returns the findings of a session (0 = one-shot findings).
+func (s *Store) Findings(ctx context.Context, sessionID int64) ([]Finding, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT id, session_id, finding, source_url, source_title, tags, fingerprint, vec, created_at FROM corpus_findings WHERE session_id = ? ORDER BY id`, sessionID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []Finding
+	for rows.Next() {
+		var f Finding
+		var vec []byte
+		var created string
+		if err := rows.Scan(&f.ID, &f.SessionID, &f.Text, &f.SourceURL, &f.SourceTitle, &f.Tags, &f.Fingerprint, &vec, &created); err != nil {
+			return nil, err
+		}
+		f.Vec = DecodeVectorInto(nil, vec)
+		f.CreatedAt, _ = time.Parse(time.RFC3339Nano, created)
+		out = append(out, f)
+	}
+	return out, rows.Err()
+}
+
+// bumpGeneration marks the corpus changed and refreshes the stored chunk
+// count (read on every query; counting 100k rows each time costs ms).
+func bumpGeneration(ctx context.Context, tx *sql.Tx) error {
+	if _, err := tx.ExecContext(ctx, `UPDATE corpus_state SET value = value + 1 WHERE key = 'generation'`); err != nil {
+		return err
+	}
+	_, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO corpus_state (key, value) VALUES ('chunks', (SELECT count(*) FROM corpus_chunks))`)
+	return err
+}
+
+// CorpusGeneration changes whenever the corpus (sources, chunks or
+// vectors) changes.
+func (s *Store) CorpusGeneration(ctx context.Context) (int64, error) {
+	var g int64
+	err := s.db.QueryRowContext(ctx, `SELECT value FROM corpus_state WHERE key = 'generation'`).Scan(&g)
+	return g, err
+}
+
+// CorpusTermDocs returns how many chunks contain each term (terms absent
+// from the index are missing from the map) and the total chunk count.
+func (s *Store) CorpusTermDocs(ctx context.Context, terms []string) (map[string]int, int, error) {
+	out := map[string]int{}
+	var total int
+	err := s.db.QueryRowContext(ctx, `SELECT value FROM corpus_state WHERE key = 'chunks'`).Scan(&total)
+	if errors.Is(err, sql.ErrNoRows) {
+		err = s.db.QueryRowContext(ctx, `SELECT count(*) FROM corpus_chunks`).Scan(&total)
+	}
+	if err != nil {
+		return nil, 0, err
+	}
+	if len(terms) == 0 {
+		return out, total, nil
+	}
+	args := make([]any, len(terms))
+	for i, t := range terms {
+		args[i] = t
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT term, doc FROM corpus_chunks_vocab WHERE term IN (`+placeholders(len(terms))+`)`, args...)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var t string
+		var n int
+		if err := rows.Scan(&t, &n); err != nil {
+			return nil, 0, err
+		}
+		out[t] = n
+	}
+	return out, total, rows.Err()
+}

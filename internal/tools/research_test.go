@@ -1,0 +1,112 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/askygo/asky/internal/research"
+	"github.com/askygo/asky/internal/store"
+)
+
+func researchEnv(t *testing.T) (*ResearchEnv, int64) {
+	t.Helper()
+	ctx := context.Background()
+	st, err := store.Open(ctx, filepath.Join(t.TempDir(), "asky.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	dir := t.TempDir()
+	body := "# Pager\n\n## Rollback\n\n" + strings.Repeat("The pager rolls back the journal when a transaction fails. ", 8) + "\n\n## Locks\n\nShared locks allow readers.\n"
+	if err := os.WriteFile(filepath.Join(dir, "pager.md"), []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ix := &research.Index{St: st, Emb: research.HashV1{}, DenseWeight: 0.75, LexicalWeight: 0.25}
+	in := &research.Ingester{Index: ix}
+	targets, _ := in.Collect([]string{dir})
+	res, err := in.Ingest(ctx, targets)
+	if err != nil || len(res) != 1 {
+		t.Fatalf("%v %v", res, err)
+	}
+	pre := []int64{res[0].ID}
+	session := int64(7)
+	env := &ResearchEnv{Index: ix, Store: st, Preloaded: &pre, SessionID: func() int64 { return session },
+		Summarize: func(_ context.Context, title, text, detail string) (string, error) {
+			return "summary of " + title + " (" + detail + ")", nil
+		}}
+	return env, res[0].ID
+}
+
+func call(t *testing.T, reg *Registry, name, args string) (Result, error) {
+	t.Helper()
+	tool, ok := reg.Get(name)
+	if !ok {
+		t.Fatalf("tool %s missing", name)
+	}
+	return tool.Run(context.Background(), json.RawMessage(args))
+}
+
+func TestResearchTools(t *testing.T) {
+	env, id := researchEnv(t)
+	reg := NewRegistry(ResearchTools(env)...)
+	h := research.Handle(id)
+
+	res, err := call(t, reg, ToolGetRelevantContent, `{"query":"how does rollback work"}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(res.Content, "rolls back the journal") || !strings.Contains(res.Content, `"source":"`+h+`"`) || len(res.Sources) != 1 || res.Sources[0].URL != h {
+		t.Fatalf("%s %+v", res.Content, res.Sources)
+	}
+	if strings.Contains(res.Content, "/tmp/") || strings.Contains(res.Content, "pager.md") {
+		t.Fatalf("local path leaked to the model: %s", res.Content)
+	}
+	if _, err := call(t, reg, ToolGetRelevantContent, `{"query":"x","sources":["/etc/passwd"]}`); err == nil {
+		t.Fatal("a local path was accepted as a source")
+	}
+	if _, err := call(t, reg, ToolGetRelevantContent, `{"query":"x","sources":"oops"}`); err == nil {
+		t.Fatal("bad arguments accepted")
+	}
+
+	res, err = call(t, reg, ToolListSections, `{"source":"`+h+`"}`)
+	if err != nil || !strings.Contains(res.Content, `#section=rollback-002`) {
+		t.Fatalf("%s %v", res.Content, err)
+	}
+	res, err = call(t, reg, ToolGetFullContent, `{"sources":["`+h+`#section=locks-003"]}`)
+	if err != nil || !strings.Contains(res.Content, "Shared locks") || strings.Contains(res.Content, "rolls back") {
+		t.Fatalf("%s %v", res.Content, err)
+	}
+	res, err = call(t, reg, ToolGetRelevantContent, `{"query":"journal readers","section_ref":"`+h+`#section=locks-003"}`)
+	if err != nil || strings.Contains(res.Content, "rolls back") {
+		t.Fatalf("section filter: %s %v", res.Content, err)
+	}
+	res, err = call(t, reg, ToolSummarizeSection, `{"source":"`+h+`","section_query":"Rollback","detail":"compact"}`)
+	if err != nil || !strings.Contains(res.Content, "summary of Pager › Rollback (compact)") {
+		t.Fatalf("%s %v", res.Content, err)
+	}
+	if _, err := call(t, reg, ToolSummarizeSection, `{"source":"`+h+`","section_id":"locks-003"}`); err == nil || !strings.Contains(err.Error(), "too short") {
+		t.Fatalf("short section: %v", err)
+	}
+
+	if _, err := call(t, reg, ToolSaveFinding, `{"finding":"The pager uses a rollback journal","source_url":"`+h+`","tags":["storage"]}`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := call(t, reg, ToolSaveFinding, `{"finding":"Bread needs forty minutes"}`); err != nil {
+		t.Fatal(err)
+	}
+	res, err = call(t, reg, ToolQueryResearchMemory, `{"query":"rollback journal","limit":1}`)
+	if err != nil || !strings.Contains(res.Content, "rollback journal") || strings.Contains(res.Content, "Bread") || !strings.Contains(res.Content, `"count":1`) {
+		t.Fatalf("%s %v", res.Content, err)
+	}
+	// Findings are scoped to the session.
+	other := *env
+	other.SessionID = func() int64 { return 8 }
+	res, err = call(t, NewRegistry(ResearchTools(&other)...), ToolQueryResearchMemory, `{"query":"rollback"}`)
+	if err != nil || !strings.Contains(res.Content, `"count":0`) {
+		t.Fatalf("other session saw findings: %s", res.Content)
+	}
+}

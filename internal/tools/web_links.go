@@ -1,0 +1,208 @@
+package tools
+
+import (
+	"context"
+	_ "embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/askygo/asky/internal/research"
+	"github.com/askygo/asky/internal/summarize"
+)
+
+// Research-mode web acquisition tools (asky-behavior §4.3). They are
+// removed when a local corpus is preloaded without `web`.
+const (
+	ExtractLinksName    = "extract_links"
+	LinkSummariesName   = "get_link_summaries"
+	linkSummaryMaxChars = 800
+	linkSummaryMaxInput = 24000
+	defaultExtractLinks = 30
+	rankedLinksCap      = 20
+	linkSummaryParallel = 3
+	maxLinkSummaryPages = 8
+	linkSummaryPrompt   = "Summarize this web page in at most 5 sentences: what it is, its main points, and what a researcher would find there."
+)
+
+var (
+	//go:embed web_links.md
+	extractLinksDesc string
+	//go:embed web_link_summaries.md
+	linkSummariesDesc string
+)
+
+// ResearchWebTools returns extract_links and get_link_summaries.
+func ResearchWebTools(d *WebDeps) []*Tool {
+	return []*Tool{extractLinksTool(d), linkSummariesTool(d)}
+}
+
+type rankedLink struct {
+	Text      string   `json:"text"`
+	Href      string   `json:"href"`
+	Relevance *float64 `json:"relevance,omitempty"`
+}
+
+func extractLinksTool(d *WebDeps) *Tool {
+	return &Tool{
+		Name:        ExtractLinksName,
+		Description: strings.TrimSpace(extractLinksDesc),
+		Parameters: json.RawMessage(`{"type":"object","properties":{` +
+			`"urls":{"type":"array","items":{"type":"string"},"description":"Pages whose links to list."},` +
+			`"query":{"type":"string","description":"Rank links by relevance to this query (optional)."},` +
+			`"max_links":{"type":"integer","description":"Most links to return per page (default 30)."}},"required":["urls"]}`),
+		Guideline: "List a page's links (ranked when you give a query) to choose what to read next.",
+		Summary:   func(args json.RawMessage) string { return urlCount(args) },
+		Run: func(ctx context.Context, args json.RawMessage) (Result, error) {
+			urls, err := urlArgs(args)
+			if err != nil {
+				return Result{}, err
+			}
+			var a struct {
+				Query    string  `json:"query"`
+				MaxLinks flexInt `json:"max_links"`
+			}
+			_ = json.Unmarshal(args, &a)
+			limit := int(a.MaxLinks)
+			if limit <= 0 {
+				limit = defaultExtractLinks
+			}
+			if a.Query != "" {
+				limit = min(limit, rankedLinksCap)
+			}
+			if d.Pages == nil {
+				return Result{}, errors.New("URL reading is not configured")
+			}
+			out := map[string]any{}
+			var srcs []Source
+			var errs []string
+			for _, u := range urls {
+				p, err := d.Pages.Get(ctx, u)
+				if err != nil {
+					errs = append(errs, fmt.Sprintf("%s: %v", u, err))
+					continue
+				}
+				srcs = append(srcs, Source{URL: p.URL, Title: p.Title})
+				links := make([]rankedLink, 0, len(p.Links))
+				for _, l := range p.Links {
+					links = append(links, rankedLink{Text: l.Text, Href: l.URL})
+				}
+				if a.Query != "" {
+					rankLinks(links, a.Query)
+				}
+				out[u] = map[string]any{"title": p.Title, "links": links[:min(limit, len(links))], "total_links": len(p.Links)}
+			}
+			if len(out) == 0 {
+				return Result{}, errors.New(strings.Join(errs, "; "))
+			}
+			if len(errs) > 0 {
+				out["errors"] = errs
+			}
+			b, _ := json.Marshal(out)
+			return Result{Content: string(b), Sources: srcs}, nil
+		},
+	}
+}
+
+// rankLinks orders links by the hash-v1 similarity of "text - url" to the
+// query: keyword and fuzzy matching, stable for equal scores.
+func rankLinks(links []rankedLink, query string) {
+	q := research.HashV1Vector(query)
+	for i := range links {
+		v := research.HashV1Vector(links[i].Text + " - " + links[i].Href)
+		var dot float64
+		for j := range q {
+			dot += float64(q[j]) * float64(v[j])
+		}
+		dot = float64(int(dot*1000+0.5)) / 1000
+		links[i].Relevance = &dot
+	}
+	sort.SliceStable(links, func(i, j int) bool { return *links[i].Relevance > *links[j].Relevance })
+}
+
+func linkSummariesTool(d *WebDeps) *Tool {
+	return &Tool{
+		Name:        LinkSummariesName,
+		Description: strings.TrimSpace(linkSummariesDesc),
+		Parameters: json.RawMessage(`{"type":"object","properties":{` +
+			`"urls":{"type":"array","items":{"type":"string"},"description":"Pages to skim (at most 8)."}},"required":["urls"]}`),
+		Guideline: "Skim candidate pages (title + short summary) before deciding which to read in full.",
+		Summary:   func(args json.RawMessage) string { return urlCount(args) },
+		Run: func(ctx context.Context, args json.RawMessage) (Result, error) {
+			urls, err := urlArgs(args)
+			if err != nil {
+				return Result{}, err
+			}
+			if len(urls) > maxLinkSummaryPages {
+				urls = urls[:maxLinkSummaryPages]
+			}
+			if d.Pages == nil {
+				return Result{}, errors.New("URL reading is not configured")
+			}
+			if d.Summarizer == nil {
+				return Result{}, errors.New("summaries are not available (no summarization model)")
+			}
+			summ, err := d.Summarizer(ctx)
+			if err != nil {
+				return Result{}, fmt.Errorf("summarization model: %w", err)
+			}
+			type entry struct {
+				Title  string `json:"title"`
+				Sum    string `json:"summary"`
+				Status string `json:"summary_status"`
+				Error  string `json:"error,omitempty"`
+			}
+			entries := make([]entry, len(urls))
+			srcs := make([]*Source, len(urls))
+			var wg sync.WaitGroup
+			sem := make(chan struct{}, linkSummaryParallel)
+			for i, u := range urls {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					sem <- struct{}{}
+					defer func() { <-sem }()
+					p, err := d.Pages.Get(ctx, u)
+					if err != nil {
+						entries[i] = entry{Status: "failed", Error: err.Error()}
+						return
+					}
+					srcs[i] = &Source{URL: p.URL, Title: p.Title}
+					text := p.Content
+					if len(text) > linkSummaryMaxInput {
+						text = text[:linkSummaryMaxInput]
+					}
+					s, _, err := summ.Summarize(ctx, text, summarize.Options{Instruction: linkSummaryPrompt, MaxChars: linkSummaryMaxChars})
+					if err != nil {
+						entries[i] = entry{Title: p.Title, Status: "failed", Error: err.Error()}
+						return
+					}
+					entries[i] = entry{Title: p.Title, Sum: s, Status: "completed"}
+				}()
+			}
+			wg.Wait()
+			out := map[string]entry{}
+			var sources []Source
+			for i, u := range urls {
+				out[u] = entries[i]
+				if srcs[i] != nil {
+					sources = append(sources, *srcs[i])
+				}
+			}
+			b, _ := json.Marshal(out)
+			return Result{Content: string(b), Sources: sources}, nil
+		},
+	}
+}
+
+// urlCount is the terminal summary of a call: "2 urls" or the one URL.
+func urlCount(args json.RawMessage) string {
+	urls := rawURLArgs(args)
+	if len(urls) == 1 {
+		return oneLineCap(urls[0], 80)
+	}
+	return fmt.Sprintf("%d urls", len(urls))
+}

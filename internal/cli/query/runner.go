@@ -38,7 +38,7 @@ func RunRemote(ctx context.Context, f *cmdutil.Factory, q Remote, sink func(turn
 		return nil, err
 	}
 	opts := &Options{IO: f.IO, Config: f.Config, Store: f.Store, Factory: f, Now: f.Now,
-		Words: []string{q.Question}, Model: q.Model, Lean: q.Lean}
+		Words: []string{q.Question}, Model: q.Model, Lean: q.Lean, Remote: true}
 	st, err := f.Store()
 	if err != nil {
 		return nil, err

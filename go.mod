@@ -20,6 +20,7 @@ require (
 	github.com/yuin/goldmark v1.7.13
 	golang.org/x/net v0.61.0
 	golang.org/x/term v0.47.0
+	golang.org/x/time v0.14.0
 	modernc.org/sqlite v1.61.1
 )
 

@@ -2,17 +2,20 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/askygo/asky/internal/cli"
+	"github.com/askygo/asky/internal/daemon"
 	"github.com/askygo/asky/internal/llm/llmtest"
 )
 
@@ -34,6 +37,7 @@ func TestScripts(t *testing.T) {
 			"fakellm":     cmdFakeLLM,
 			"llm-enqueue": cmdEnqueue,
 			"llm-request": cmdRequest,
+			"daemon-http": cmdDaemonHTTP,
 		},
 	})
 }
@@ -53,6 +57,8 @@ func setupScript(env *testscript.Env) error {
 		env.Setenv(k, "")
 	}
 	env.Setenv("ASKY_HOME", home)
+	// A daemon a script started must not outlive it, whatever failed.
+	env.Defer(func() { killDaemon(filepath.Join(home, "daemon.pid")) })
 	env.Setenv("HOME", home)
 	env.Setenv("FAKE_LLM_URL", srv.URL())
 	env.Setenv("ASKY_NO_DETECT", "1")
@@ -182,5 +188,41 @@ func cmdRequest(ts *testscript.TestScript, neg bool, args []string) {
 		}
 	default:
 		ts.Fatalf("unknown field %q", args[1])
+	}
+}
+
+// killDaemon kills a daemon still holding the lock at path.
+func killDaemon(path string) {
+	if info, running, _ := daemon.Status(path); running && info.PID > 0 {
+		_ = syscall.Kill(info.PID, syscall.SIGKILL)
+	}
+}
+
+// cmdDaemonHTTP calls the running daemon's API at the URL its lock file
+// records and prints the body: `daemon-http METHOD PATH [body.json]`.
+// A status other than 200 fails (or, negated, is required).
+func cmdDaemonHTTP(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) < 2 || len(args) > 3 {
+		ts.Fatalf("usage: daemon-http METHOD PATH [body.json]")
+	}
+	info, running, err := daemon.Status(filepath.Join(ts.Getenv("ASKY_HOME"), "daemon.pid"))
+	ts.Check(err)
+	if !running {
+		ts.Fatalf("no daemon is running")
+	}
+	var body io.Reader
+	if len(args) == 3 {
+		body = strings.NewReader(ts.ReadFile(args[2]))
+	}
+	req, err := http.NewRequest(args[0], info.URL+args[1], body)
+	ts.Check(err)
+	resp, err := http.DefaultClient.Do(req)
+	ts.Check(err)
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	ts.Check(err)
+	fmt.Fprint(ts.Stdout(), string(b))
+	if (resp.StatusCode != http.StatusOK) != neg {
+		ts.Fatalf("%s %s: %d %s", args[0], args[1], resp.StatusCode, b)
 	}
 }

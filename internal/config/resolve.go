@@ -309,3 +309,10 @@ func firstLocalModel(ctx context.Context, base string) string {
 	}
 	return ids[0]
 }
+
+// RunSecretCmd runs a secret command other than api_key_cmd (the daemon's
+// token_cmd) exactly like api_key_cmd: through sh, first output line,
+// bounded time, output never in errors.
+func RunSecretCmd(ctx context.Context, command string) (Secret, error) {
+	return runKeyCmd(ctx, command, 0)
+}

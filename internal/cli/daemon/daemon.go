@@ -1,4 +1,6 @@
-// Package daemon implements `asky daemon`.
+// Package daemon implements `asky daemon`: run, start, stop and status of
+// the long-running process that answers over the HTTP API (XMPP and
+// Telegram are not served by this version).
 package daemon
 
 import (
@@ -12,20 +14,35 @@ import (
 func NewCmdDaemon(f *cmdutil.Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "daemon [command]",
-		Short: "Serve asky over XMPP, Telegram and HTTP",
+		Short: "Serve asky over an HTTP API",
 		Long: heredoc.Doc(`
-			The daemon answers the same way as the CLI over chat transports configured in config.toml, sharing history, sessions, memory and the corpus.
+			The daemon answers the same way as the CLI, sharing history, sessions,
+			memory and the corpus. This version serves an HTTP API on
+			127.0.0.1:8765: POST /v1/chat/completions (OpenAI-compatible),
+			POST /v1/ask (the same JSON as asky query --json), GET /v1/models and
+			GET /v1/health. XMPP and Telegram are not served yet.
+
+			Configure it under [daemon.http] in config.toml:
+
+			  listen = "127.0.0.1:8765"
+			  token_env = "ASKY_DAEMON_TOKEN"   # or token_cmd = "pass show asky/daemon"
+			  allowed_hosts = []                # extra Host names besides localhost
+
+			With a token set, requests need "Authorization: Bearer <token>". A
+			listen address other than loopback is refused without a token.
 		`),
 		Example: heredoc.Doc(`
-			$ asky daemon run
+			$ asky daemon start
+			$ curl -s localhost:8765/v1/ask -H "Authorization: Bearer $ASKY_DAEMON_TOKEN" -d '{"question":"2+2"}'
 			$ asky daemon status
+			$ asky daemon stop
 		`),
 	}
 	cmd.AddCommand(
-		cmdutil.Pending("run", "Run the daemon in the foreground"),
-		cmdutil.Pending("start", "Start the daemon in the background"),
-		cmdutil.Pending("stop", "Stop the background daemon"),
-		cmdutil.Pending("status", "Show whether the daemon is running"),
+		NewCmdRun(f, nil),
+		NewCmdStart(f, nil),
+		NewCmdStop(f, nil),
+		NewCmdStatus(f, nil),
 	)
 	return cmdutil.StrictGroup(cmd)
 }

@@ -37,6 +37,11 @@ type Options struct {
 	ListTools    bool
 	JSON         bool
 
+	// Remote is set for questions from the daemon (RunRemote): an
+	// extension that runs local commands (custom tools) must stay off
+	// unless enabled for remote use (reliability.md §3.8).
+	Remote bool
+
 	// Set by later capabilities; each is handled by its extension file.
 	Continue       string // -c [selector]
 	Summarize      bool   // -s

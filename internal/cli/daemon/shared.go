@@ -1,0 +1,108 @@
+package daemon
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"path/filepath"
+	"strings"
+
+	"github.com/askygo/asky/internal/cli/cmdutil"
+	"github.com/askygo/asky/internal/cli/query"
+	"github.com/askygo/asky/internal/config"
+	"github.com/askygo/asky/internal/daemon"
+	"github.com/askygo/asky/internal/turn"
+)
+
+// pidPath is the ownership lock in the state dir.
+func pidPath(cfg *config.Config) string { return filepath.Join(cfg.Paths.StateDir, "daemon.pid") }
+
+// logPath is where `daemon start` sends the background daemon's output.
+func logPath(cfg *config.Config) string { return filepath.Join(cfg.Paths.StateDir, "daemon.log") }
+
+// daemonConfig decodes [daemon] with a hint on mistakes.
+func daemonConfig(cfg *config.Config) (daemon.Config, error) {
+	dc, err := daemon.ParseConfig(cfg.Daemon, cfg.XMPP)
+	if err != nil {
+		return dc, cmdutil.WithHint(err, "fix [daemon.http] in your config (`asky config path` shows where it is)")
+	}
+	return dc, nil
+}
+
+// unsupportedNotice says which configured transports this version does
+// not serve, so nobody waits for an XMPP bot that will never log in.
+func unsupportedNotice(dc daemon.Config) string {
+	if len(dc.Unsupported) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("notice: %s configured but not supported by this version; serving the HTTP API only", strings.Join(dc.Unsupported, " and "))
+}
+
+// token resolves the bearer token: token_cmd wins over token_env.
+func token(ctx context.Context, f *cmdutil.Factory, h daemon.HTTPConfig) (string, error) {
+	if h.TokenCmd != "" {
+		s, err := config.RunSecretCmd(ctx, h.TokenCmd)
+		if err != nil {
+			return "", cmdutil.WithHint(fmt.Errorf("daemon.http.token_cmd: %w", err), "check the command in [daemon.http] token_cmd")
+		}
+		return s.Reveal(), nil
+	}
+	if h.TokenEnv != "" {
+		return f.Getenv(h.TokenEnv), nil
+	}
+	return "", nil
+}
+
+// localURL is the URL to reach the API from this machine: an unspecified
+// listen host (0.0.0.0, ::) is reached through 127.0.0.1.
+func localURL(addr net.Addr) string {
+	host, port, err := net.SplitHostPort(addr.String())
+	if err != nil {
+		return "http://" + addr.String()
+	}
+	if ip := net.ParseIP(host); ip == nil || ip.IsUnspecified() {
+		host = "127.0.0.1"
+	}
+	return "http://" + net.JoinHostPort(host, port)
+}
+
+// cliRunner runs daemon asks through the CLI's own query composition, so
+// the daemon answers exactly like `asky query`.
+type cliRunner struct{ f *cmdutil.Factory }
+
+func (r cliRunner) Run(ctx context.Context, a daemon.Ask) (*turn.Result, error) {
+	q := query.Remote{Session: a.Conversation, Question: a.Question, Instructions: a.Instructions, Model: a.Model, Lean: a.Lean}
+	if a.Conversation == "" {
+		// A named conversation has its history in its session; a client
+		// resending it would duplicate every turn.
+		q.History = a.History
+	}
+	events := a.Events
+	if events == nil {
+		events = func(turn.Event) {}
+	}
+	res, err := query.RunRemote(ctx, r.f, q, events)
+	return res, requestError(err)
+}
+
+// requestError marks errors the client caused (unknown alias, bad flags)
+// so the transport answers 400 rather than 500.
+func requestError(err error) error {
+	var (
+		ua *config.UnknownAliasError
+		fe *cmdutil.FlagError
+		ce *cmdutil.Error
+	)
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &ua):
+		return &daemon.RequestError{Err: err, Hint: "GET /v1/models lists the aliases"}
+	case errors.As(err, &fe):
+		return &daemon.RequestError{Err: err, Hint: fe.Hint}
+	case errors.As(err, &ce) && ce.Code == cmdutil.ExitUsage:
+		return &daemon.RequestError{Err: err, Hint: ce.Hint}
+	}
+	return err
+}

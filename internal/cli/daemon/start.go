@@ -1,0 +1,153 @@
+package daemon
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/MakeNowJust/heredoc"
+	"github.com/spf13/cobra"
+
+	"github.com/askygo/asky/internal/cli/cmdutil"
+	"github.com/askygo/asky/internal/config"
+	"github.com/askygo/asky/internal/daemon"
+	"github.com/askygo/asky/internal/iostreams"
+)
+
+// StartOptions are the inputs of `daemon start`.
+type StartOptions struct {
+	IO     *iostreams.IOStreams
+	Config func() (*config.Config, error)
+	// Timeout bounds the wait for the API to answer.
+	Timeout time.Duration
+}
+
+// NewCmdStart builds `daemon start`; runF replaces the run function in
+// tests.
+func NewCmdStart(f *cmdutil.Factory, runF func(context.Context, *StartOptions) error) *cobra.Command {
+	opts := &StartOptions{IO: f.IO, Config: f.Config, Timeout: 15 * time.Second}
+	return &cobra.Command{
+		Use:   "start",
+		Short: "Start the daemon in the background",
+		Long: heredoc.Doc(`
+			Start "asky daemon run" detached from this terminal, wait until its API
+			answers, and print its pid, URL and log file (daemon.log in the state
+			directory).
+		`),
+		Example: heredoc.Doc(`
+			$ asky daemon start
+			$ asky daemon status --json | jq -r .log
+		`),
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			if runF != nil {
+				return runF(c.Context(), opts)
+			}
+			return startRun(c.Context(), opts)
+		},
+	}
+}
+
+func startRun(ctx context.Context, opts *StartOptions) error {
+	cfg, err := opts.Config()
+	if err != nil {
+		return err
+	}
+	dc, err := daemonConfig(cfg)
+	if err != nil {
+		return err
+	}
+	pid := pidPath(cfg)
+	if info, running, err := daemon.Status(pid); err != nil {
+		return err
+	} else if running {
+		return lockError(&daemon.RunningError{Info: info})
+	}
+	logFile := logPath(cfg)
+	if err := os.MkdirAll(filepath.Dir(logFile), 0o700); err != nil {
+		return err
+	}
+	lf, err := os.OpenFile(logFile, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		return err
+	}
+	defer lf.Close()
+	logStart, _ := lf.Seek(0, 2)
+	exe, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	// Not CommandContext: the daemon must outlive this command.
+	cmd := exec.Command(exe, "daemon", "run")
+	cmd.Stdout, cmd.Stderr = lf, lf
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("start daemon: %w", err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	if n := unsupportedNotice(dc); n != "" {
+		fmt.Fprintln(opts.IO.ErrOut, n)
+	}
+
+	deadline := time.Now().Add(opts.Timeout)
+	client := &http.Client{Timeout: time.Second}
+	for {
+		select {
+		case <-exited:
+			return cmdutil.Errorf("see "+logFile, "the daemon exited at start: %s", logTail(logFile, logStart))
+		case <-ctx.Done():
+			_ = cmd.Process.Signal(syscall.SIGTERM)
+			return ctx.Err()
+		case <-time.After(100 * time.Millisecond):
+		}
+		info, running, _ := daemon.Status(pid)
+		if running && info.PID == cmd.Process.Pid && info.URL != "" && healthy(ctx, client, info.URL) {
+			fmt.Fprintf(opts.IO.Out, "asky daemon started (pid %d)\nurl: %s\nlog: %s\n", info.PID, info.URL, logFile)
+			return nil
+		}
+		if time.Now().After(deadline) {
+			_ = cmd.Process.Signal(syscall.SIGTERM)
+			return cmdutil.Errorf("see "+logFile, "the daemon did not answer within %s", opts.Timeout)
+		}
+	}
+}
+
+// healthy reports whether GET /v1/health answers 200.
+func healthy(ctx context.Context, client *http.Client, url string) bool {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url+"/v1/health", nil)
+	if err != nil {
+		return false
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		return false
+	}
+	resp.Body.Close()
+	return resp.StatusCode == http.StatusOK
+}
+
+// logTail returns the last error line the daemon wrote since from, which
+// is why it exited.
+func logTail(path string, from int64) string {
+	b, err := os.ReadFile(path)
+	if err != nil || int64(len(b)) < from {
+		return "no output"
+	}
+	lines := strings.Split(strings.TrimSpace(string(b[from:])), "\n")
+	for i := len(lines) - 1; i >= 0; i-- {
+		if strings.HasPrefix(lines[i], "error: ") {
+			return strings.TrimPrefix(lines[i], "error: ")
+		}
+	}
+	if len(lines) > 0 && lines[len(lines)-1] != "" {
+		return lines[len(lines)-1]
+	}
+	return "no output"
+}

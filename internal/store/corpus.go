@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/binary"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -159,33 +160,75 @@ func (s *Store) ReplaceCorpusSource(ctx context.Context, src *CorpusSource, chun
 			return 0, err
 		}
 	}
-	insChunk, err := tx.PrepareContext(ctx, `INSERT INTO corpus_chunks (source_id, idx, section_id, section, title, text) VALUES (?, ?, ?, ?, ?, ?)`)
-	if err != nil {
+	if err := insertChunks(ctx, tx, id, chunks, fingerprint, vecs); err != nil {
 		return 0, err
-	}
-	defer insChunk.Close()
-	insVec, err := tx.PrepareContext(ctx, `INSERT INTO corpus_vectors (chunk_id, fingerprint, vec) VALUES (?, ?, ?)`)
-	if err != nil {
-		return 0, err
-	}
-	defer insVec.Close()
-	for i, c := range chunks {
-		res, err := insChunk.ExecContext(ctx, id, c.Index, c.SectionID, c.Section, c.Title, c.Text)
-		if err != nil {
-			return 0, err
-		}
-		if vecs != nil {
-			cid, _ := res.LastInsertId()
-			if _, err := insVec.ExecContext(ctx, cid, fingerprint, EncodeVector(vecs[i])); err != nil {
-				return 0, err
-			}
-		}
 	}
 	if err := bumpGeneration(ctx, tx); err != nil {
 		return 0, err
 	}
 	src.ID = id
 	return id, tx.Commit()
+}
+
+// insertChunks writes a document's chunks in ONE statement. FTS5 flushes
+// its pending terms to a new segment at every statement savepoint, and a
+// trigger-fed insert opens one per statement: a row-at-a-time insert made
+// one tiny segment per chunk and spent most of the ingest merging them.
+// Vectors (no FTS) are then written row by row through one prepared
+// statement.
+func insertChunks(ctx context.Context, tx *sql.Tx, sourceID int64, chunks []CorpusChunk, fingerprint string, vecs [][]float32) error {
+	if len(chunks) == 0 {
+		return nil
+	}
+	rows := make([][5]any, len(chunks))
+	for i, c := range chunks {
+		rows[i] = [5]any{c.Index, c.SectionID, c.Section, c.Title, c.Text}
+	}
+	payload, err := json.Marshal(rows)
+	if err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO corpus_chunks (source_id, idx, section_id, section, title, text)
+		SELECT ?, json_extract(value, '$[0]'), json_extract(value, '$[1]'), json_extract(value, '$[2]'), json_extract(value, '$[3]'), json_extract(value, '$[4]')
+		FROM json_each(?) ORDER BY key`, sourceID, string(payload)); err != nil {
+		return err
+	}
+	if vecs == nil {
+		return nil
+	}
+	byIdx := make(map[int]int64, len(chunks))
+	r, err := tx.QueryContext(ctx, `SELECT idx, id FROM corpus_chunks WHERE source_id = ?`, sourceID)
+	if err != nil {
+		return err
+	}
+	for r.Next() {
+		var idx int
+		var cid int64
+		if err := r.Scan(&idx, &cid); err != nil {
+			r.Close()
+			return err
+		}
+		byIdx[idx] = cid
+	}
+	r.Close()
+	if err := r.Err(); err != nil {
+		return err
+	}
+	insVec, err := tx.PrepareContext(ctx, `INSERT INTO corpus_vectors (chunk_id, fingerprint, vec) VALUES (?, ?, ?)`)
+	if err != nil {
+		return err
+	}
+	defer insVec.Close()
+	for i, c := range chunks {
+		cid, ok := byIdx[c.Index]
+		if !ok {
+			return fmt.Errorf("store: chunk %d of source %d was not written", c.Index, sourceID)
+		}
+		if _, err := insVec.ExecContext(ctx, cid, fingerprint, EncodeVector(vecs[i])); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func deleteChunks(ctx context.Context, tx *sql.Tx, sourceID int64) error {

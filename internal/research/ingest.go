@@ -11,6 +11,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
 	"time"
@@ -221,21 +222,10 @@ func (in *Ingester) Ingest(ctx context.Context, targets []Target) ([]FileResult,
 	for _, t := range targets {
 		total += t.Size
 	}
-	ch := make(chan prepared, 2)
-	go func() {
-		defer close(ch)
-		for _, t := range targets {
-			if ctx.Err() != nil {
-				return
-			}
-			p := in.prepare(ctx, t)
-			select {
-			case ch <- p:
-			case <-ctx.Done():
-				return
-			}
-		}
-	}()
+	// Stop the preparing goroutines when the writer gives up early.
+	pctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	ch := in.prepareAll(pctx, targets)
 	start := time.Now()
 	var results []FileResult
 	prog := Progress{TotalFiles: len(targets), TotalBytes: total}
@@ -271,6 +261,51 @@ func (in *Ingester) Ingest(ctx context.Context, targets []Target) ([]FileResult,
 		_ = in.Index.St.OptimizeCorpusFTS(context.WithoutCancel(ctx))
 	}
 	return results, ctx.Err()
+}
+
+// prepareAll reads, extracts, chunks and embeds the targets on all cores
+// (PDF and EPUB extraction is single-threaded per file and was the
+// bottleneck with one preparing goroutine) and delivers them in target
+// order, so results and resumption stay deterministic. At most a few
+// documents wait in memory ahead of the writer.
+func (in *Ingester) prepareAll(ctx context.Context, targets []Target) <-chan prepared {
+	workers := max(1, min(runtime.GOMAXPROCS(0), len(targets)))
+	slots := make(chan chan prepared, workers+1)
+	go func() {
+		defer close(slots)
+		sem := make(chan struct{}, workers)
+		for _, t := range targets {
+			if ctx.Err() != nil {
+				return
+			}
+			slot := make(chan prepared, 1)
+			select {
+			case slots <- slot:
+			case <-ctx.Done():
+				return
+			}
+			sem <- struct{}{}
+			go func(t Target) {
+				defer func() { <-sem }()
+				slot <- in.prepare(ctx, t)
+			}(t)
+		}
+	}()
+	out := make(chan prepared)
+	go func() {
+		defer close(out)
+		for slot := range slots {
+			p := <-slot
+			select {
+			case out <- p:
+			case <-ctx.Done():
+				for range slots {
+				}
+				return
+			}
+		}
+	}()
+	return out
 }
 
 func (in *Ingester) prepare(ctx context.Context, t Target) prepared {

@@ -18,4 +18,3 @@ func StrictGroup(cmd *cobra.Command) *cobra.Command {
 	}
 	return cmd
 }
-

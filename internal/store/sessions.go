@@ -149,20 +149,7 @@ func (s *Store) ListSessions(ctx context.Context, limit int) ([]*Session, error)
 // SessionNames returns up to limit session names, most recent first
 // (shell completion).
 func (s *Store) SessionNames(ctx context.Context, limit int) ([]string, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT name FROM sessions WHERE name IS NOT NULL ORDER BY last_used_at DESC LIMIT ?`, limit)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var n string
-		if err := rows.Scan(&n); err != nil {
-			return nil, err
-		}
-		out = append(out, n)
-	}
-	return out, rows.Err()
+	return queryAll(ctx, s.db, scanString, `SELECT name FROM sessions WHERE name IS NOT NULL ORDER BY last_used_at DESC LIMIT ?`, limit)
 }
 
 // RenameSession changes a session's name.
@@ -278,22 +265,9 @@ func (s *Store) MoveTurnToSession(ctx context.Context, turnID, sessionID int64) 
 // column so tables added by later migrations are covered. Memory tables are
 // excluded: what asky learned about the user outlives a conversation.
 func (s *Store) sessionLinkedTables(ctx context.Context, tx *sql.Tx) ([]string, error) {
-	rows, err := tx.QueryContext(ctx, `SELECT m.name FROM sqlite_schema m, pragma_table_info(m.name) p
+	return queryAll(ctx, tx, scanString, `SELECT m.name FROM sqlite_schema m, pragma_table_info(m.name) p
 		WHERE m.type = 'table' AND p.name = 'session_id' AND m.name NOT IN ('turns', 'sessions')
 		AND m.name NOT LIKE '%memor%' AND m.name NOT LIKE '%fts%' ORDER BY m.name`)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var n string
-		if err := rows.Scan(&n); err != nil {
-			return nil, err
-		}
-		out = append(out, n)
-	}
-	return out, rows.Err()
 }
 
 func (s *Store) deleteLinked(ctx context.Context, tx *sql.Tx, ids []int64) (int64, error) {

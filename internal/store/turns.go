@@ -157,8 +157,13 @@ func (s *Store) ListTurns(ctx context.Context, limit int) ([]*Turn, error) {
 	return out, s.wrap(err)
 }
 
+// querier is a *sql.DB or a *sql.Tx.
+type querier interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+}
+
 // queryAll runs a query and scans every row with scan.
-func queryAll[T any](ctx context.Context, db *sql.DB, scan func(scanner) (T, error), query string, args ...any) ([]T, error) {
+func queryAll[T any](ctx context.Context, db querier, scan func(scanner) (T, error), query string, args ...any) ([]T, error) {
 	rows, err := db.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, err
@@ -173,6 +178,13 @@ func queryAll[T any](ctx context.Context, db *sql.DB, scan func(scanner) (T, err
 		out = append(out, v)
 	}
 	return out, rows.Err()
+}
+
+// scanString scans a one-column text row.
+func scanString(r scanner) (string, error) {
+	var v string
+	err := r.Scan(&v)
+	return v, err
 }
 
 const turnSelect = `SELECT t.id, COALESCE(t.session_id, 0), t.created_at, t.model, t.query, t.answer, t.status, t.error, t.elapsed_ms, t.sources, COALESCE(s.name, '')

@@ -243,19 +243,10 @@ func (d *WebDeps) readPages(ctx context.Context, urls []string, summarizeIt bool
 		err  error
 	}
 	outs := make([]out, len(urls))
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, fetchParallelism)
-	for i, u := range urls {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			p, err := d.Pages.Get(ctx, u)
-			outs[i] = out{p, err}
-		}()
-	}
-	wg.Wait()
+	parallel(len(urls), fetchParallelism, func(i int) {
+		p, err := d.Pages.Get(ctx, urls[i])
+		outs[i] = out{p, err}
+	})
 	var summ TextSummarizer
 	var summErr error
 	if summarizeIt {
@@ -438,4 +429,20 @@ func (f *flexInt) UnmarshalJSON(b []byte) error {
 	}
 	*f = flexInt(v)
 	return nil
+}
+
+// parallel runs fn(0..n-1) on at most limit goroutines and waits.
+func parallel(n, limit int, fn func(i int)) {
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, limit)
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			fn(i)
+		}()
+	}
+	wg.Wait()
 }

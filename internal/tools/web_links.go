@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"sort"
 	"strings"
-	"sync"
 
 	"github.com/askygo/asky/internal/research"
 	"github.com/askygo/asky/internal/summarize"
@@ -157,33 +156,24 @@ func linkSummariesTool(d *WebDeps) *Tool {
 			}
 			entries := make([]entry, len(urls))
 			srcs := make([]*Source, len(urls))
-			var wg sync.WaitGroup
-			sem := make(chan struct{}, linkSummaryParallel)
-			for i, u := range urls {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					sem <- struct{}{}
-					defer func() { <-sem }()
-					p, err := d.Pages.Get(ctx, u)
-					if err != nil {
-						entries[i] = entry{Status: "failed", Error: err.Error()}
-						return
-					}
-					srcs[i] = &Source{URL: p.URL, Title: p.Title}
-					text := p.Content
-					if len(text) > linkSummaryMaxInput {
-						text = text[:linkSummaryMaxInput]
-					}
-					s, _, err := summ.Summarize(ctx, text, summarize.Options{Instruction: linkSummaryPrompt, MaxChars: linkSummaryMaxChars})
-					if err != nil {
-						entries[i] = entry{Title: p.Title, Status: "failed", Error: err.Error()}
-						return
-					}
-					entries[i] = entry{Title: p.Title, Sum: s, Status: "completed"}
-				}()
-			}
-			wg.Wait()
+			parallel(len(urls), linkSummaryParallel, func(i int) {
+				p, err := d.Pages.Get(ctx, urls[i])
+				if err != nil {
+					entries[i] = entry{Status: "failed", Error: err.Error()}
+					return
+				}
+				srcs[i] = &Source{URL: p.URL, Title: p.Title}
+				text := p.Content
+				if len(text) > linkSummaryMaxInput {
+					text = text[:linkSummaryMaxInput]
+				}
+				s, _, err := summ.Summarize(ctx, text, summarize.Options{Instruction: linkSummaryPrompt, MaxChars: linkSummaryMaxChars})
+				if err != nil {
+					entries[i] = entry{Title: p.Title, Status: "failed", Error: err.Error()}
+					return
+				}
+				entries[i] = entry{Title: p.Title, Sum: s, Status: "completed"}
+			})
 			out := map[string]entry{}
 			var sources []Source
 			for i, u := range urls {

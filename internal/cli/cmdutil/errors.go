@@ -63,11 +63,6 @@ func UsageError(hint, format string, args ...any) error {
 // ErrSilent exits 1 without printing (the command already explained).
 var ErrSilent = errors.New("silent")
 
-// NotAvailable marks a verb whose feature has not landed yet.
-func NotAvailable(what string) error {
-	return &Error{Code: ExitError, Err: fmt.Errorf("%s is not available yet", what), Hint: "see `asky --help` for what works in this version"}
-}
-
 // Hinter is implemented by errors from other packages that know the next
 // step (e.g. store.CorruptError).
 type Hinter interface{ Hint() string }

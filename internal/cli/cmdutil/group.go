@@ -1,8 +1,6 @@
 package cmdutil
 
 import (
-	"fmt"
-
 	"github.com/spf13/cobra"
 )
 
@@ -19,17 +17,4 @@ func StrictGroup(cmd *cobra.Command) *cobra.Command {
 		return UsageError("run `"+c.CommandPath()+" --help` to see its commands", "unknown subcommand %q for %q", args[0], c.CommandPath())
 	}
 	return cmd
-}
-
-// Pending returns a verb whose feature is owned by a later change. It is
-// listed in help so the command tree is complete, and answers clearly.
-func Pending(use, short string) *cobra.Command {
-	return &cobra.Command{
-		Use:   use,
-		Short: short,
-		RunE: func(c *cobra.Command, args []string) error {
-			return NotAvailable(fmt.Sprintf("`%s`", c.CommandPath()))
-		},
-		DisableFlagParsing: true,
-	}
 }

@@ -45,7 +45,7 @@ func NewCmdConfig(f *cmdutil.Factory) *cobra.Command {
 	`)
 	model.AddCommand(NewCmdModelAdd(f, nil), NewCmdModelEdit(f, nil))
 	daemon := cmdutil.StrictGroup(&cobra.Command{Use: "daemon <command>", Short: "Edit daemon settings"})
-	daemon.AddCommand(cmdutil.Pending("edit", "Edit daemon transports"))
+	daemon.AddCommand(NewCmdDaemonEdit(f, nil))
 	cmd.AddCommand(
 		NewCmdShow(f, nil),
 		NewCmdPath(f, nil),

@@ -1,0 +1,45 @@
+package configcmd
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestDaemonEditFlags(t *testing.T) {
+	e := newEnv(t, map[string]string{"config.toml": "# my daemon\n[general]\nmax_turns = 5\n"})
+	if err := e.run("daemon", "edit", "--listen", "127.0.0.1:9000", "--allowed-host", "asky.lan", "--allowed-host", "box.lan"); err != nil {
+		t.Fatalf("%v\n%s", err, e.errOut)
+	}
+	got := e.read(t, "config.toml")
+	for _, want := range []string{"# my daemon", "max_turns = 5", "[daemon.http]", `listen = "127.0.0.1:9000"`, `"asky.lan"`, `"box.lan"`} {
+		if !strings.Contains(got, want) {
+			t.Errorf("config.toml lacks %q:\n%s", want, got)
+		}
+	}
+	if !strings.Contains(e.errOut.String(), "restart the daemon") {
+		t.Errorf("stderr:\n%s", e.errOut)
+	}
+}
+
+func TestDaemonEditNeedsFlagsWithoutTerminal(t *testing.T) {
+	e := newEnv(t, nil)
+	err := e.run("daemon", "edit")
+	if exitCode(err) != 2 {
+		t.Fatalf("err %v (exit %d), want a usage error", err, exitCode(err))
+	}
+}
+
+func TestDaemonEditInteractive(t *testing.T) {
+	e := newEnv(t, nil)
+	e.f.IO.SetTTY(true, false, true)
+	e.in.WriteString("127.0.0.1:7000\nMY_TOKEN\nasky.lan, other.lan\n")
+	if err := e.run("daemon", "edit"); err != nil {
+		t.Fatalf("%v\n%s", err, e.errOut)
+	}
+	got := e.read(t, "config.toml")
+	for _, want := range []string{`listen = "127.0.0.1:7000"`, `token_env = "MY_TOKEN"`, `"other.lan"`} {
+		if !strings.Contains(got, want) {
+			t.Errorf("config.toml lacks %q:\n%s", want, got)
+		}
+	}
+}

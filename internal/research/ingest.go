@@ -11,6 +11,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
 	"time"
@@ -209,9 +210,16 @@ type prepared struct {
 	vecs   [][]float32
 }
 
+// A write batch takes the documents that are ready, up to these bounds.
+const (
+	writeBatchBytes = 8 << 20
+	writeBatchDocs  = 32
+)
+
 // Ingest processes targets: extraction, chunking and embedding run ahead
-// in one goroutine while the caller's goroutine writes each document in
-// its own transaction. Unchanged files (same sha256) are skipped, so an
+// on all cores while the caller's goroutine writes the documents that are
+// ready, each batch in one transaction (a document is never split across
+// transactions). Unchanged files (same sha256) are skipped, so an
 // interrupted run resumes where it stopped.
 func (in *Ingester) Ingest(ctx context.Context, targets []Target) ([]FileResult, error) {
 	if err := in.Index.Open(ctx); err != nil {
@@ -221,45 +229,68 @@ func (in *Ingester) Ingest(ctx context.Context, targets []Target) ([]FileResult,
 	for _, t := range targets {
 		total += t.Size
 	}
-	ch := make(chan prepared, 2)
-	go func() {
-		defer close(ch)
-		for _, t := range targets {
-			if ctx.Err() != nil {
-				return
-			}
-			p := in.prepare(ctx, t)
-			select {
-			case ch <- p:
-			case <-ctx.Done():
-				return
-			}
-		}
-	}()
+	// Stop the preparing goroutines when the writer gives up early.
+	pctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	ch := in.prepareAll(pctx, targets)
 	start := time.Now()
 	var results []FileResult
 	prog := Progress{TotalFiles: len(targets), TotalBytes: total}
 	wroteChunks := 0
-	for p := range ch {
-		if p.src != nil {
-			id, err := in.Index.St.ReplaceCorpusSource(ctx, p.src, p.chunks, in.Index.Fingerprint(), p.vecs)
+	for closed := false; !closed; {
+		p, ok := <-ch
+		if !ok {
+			break
+		}
+		// Documents already prepared while the previous batch was being
+		// written go into one transaction (and one FTS segment).
+		batch := []prepared{p}
+		size := p.res.Bytes
+	drain:
+		for size < writeBatchBytes && len(batch) < writeBatchDocs {
+			select {
+			case q, ok := <-ch:
+				if !ok {
+					closed = true
+					break drain
+				}
+				batch = append(batch, q)
+				size += q.res.Bytes
+			default:
+				break drain
+			}
+		}
+		var writes []store.SourceWrite
+		var written []int
+		for i, q := range batch {
+			if q.src != nil {
+				writes = append(writes, store.SourceWrite{Src: q.src, Chunks: q.chunks, Vecs: q.vecs})
+				written = append(written, i)
+			}
+		}
+		if len(writes) > 0 {
+			ids, err := in.Index.St.ReplaceCorpusSources(ctx, writes, in.Index.Fingerprint())
 			if err != nil {
 				if ctx.Err() != nil {
 					break
 				}
-				return results, fmt.Errorf("writing %s: %w", p.res.Path, err)
+				return results, fmt.Errorf("writing %s: %w", batch[written[0]].res.Path, err)
 			}
-			p.res.ID = id
-			wroteChunks += len(p.chunks)
+			for k, i := range written {
+				batch[i].res.ID = ids[k]
+				wroteChunks += len(batch[i].chunks)
+			}
 		}
-		results = append(results, p.res)
-		prog.Files++
-		prog.Bytes += p.res.Bytes
-		prog.Chunks += p.res.Chunks
-		prog.Elapsed = time.Since(start)
-		prog.Current = p.res.Path
-		if in.OnProgress != nil {
-			in.OnProgress(prog)
+		for _, q := range batch {
+			results = append(results, q.res)
+			prog.Files++
+			prog.Bytes += q.res.Bytes
+			prog.Chunks += q.res.Chunks
+			prog.Elapsed = time.Since(start)
+			prog.Current = q.res.Path
+			if in.OnProgress != nil {
+				in.OnProgress(prog)
+			}
 		}
 	}
 	if wroteChunks > 0 {
@@ -271,6 +302,51 @@ func (in *Ingester) Ingest(ctx context.Context, targets []Target) ([]FileResult,
 		_ = in.Index.St.OptimizeCorpusFTS(context.WithoutCancel(ctx))
 	}
 	return results, ctx.Err()
+}
+
+// prepareAll reads, extracts, chunks and embeds the targets on all cores
+// (PDF and EPUB extraction is single-threaded per file and was the
+// bottleneck with one preparing goroutine) and delivers them in target
+// order, so results and resumption stay deterministic. At most a few
+// documents wait in memory ahead of the writer.
+func (in *Ingester) prepareAll(ctx context.Context, targets []Target) <-chan prepared {
+	workers := max(1, min(runtime.GOMAXPROCS(0), len(targets)))
+	slots := make(chan chan prepared, workers+1)
+	go func() {
+		defer close(slots)
+		sem := make(chan struct{}, workers)
+		for _, t := range targets {
+			if ctx.Err() != nil {
+				return
+			}
+			slot := make(chan prepared, 1)
+			select {
+			case slots <- slot:
+			case <-ctx.Done():
+				return
+			}
+			sem <- struct{}{}
+			go func(t Target) {
+				defer func() { <-sem }()
+				slot <- in.prepare(ctx, t)
+			}(t)
+		}
+	}()
+	out := make(chan prepared, 4)
+	go func() {
+		defer close(out)
+		for slot := range slots {
+			p := <-slot
+			select {
+			case out <- p:
+			case <-ctx.Done():
+				for range slots {
+				}
+				return
+			}
+		}
+	}()
+	return out
 }
 
 func (in *Ingester) prepare(ctx context.Context, t Target) prepared {

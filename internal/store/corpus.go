@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/binary"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -123,69 +124,159 @@ func (s *Store) ListCorpusSources(ctx context.Context) ([]CorpusSource, error) {
 	return out, rows.Err()
 }
 
+// SourceWrite is one document to write: its source row, chunks and (nil
+// or one per chunk) vectors.
+type SourceWrite struct {
+	Src    *CorpusSource
+	Chunks []CorpusChunk
+	Vecs   [][]float32
+}
+
 // ReplaceCorpusSource writes a document, its chunks, their FTS rows (by
 // trigger) and vectors in ONE transaction, replacing any previous version
 // of the same path. A crash leaves either the old or the new document.
 // vecs may be nil (no vectors for this space yet) or one per chunk.
 func (s *Store) ReplaceCorpusSource(ctx context.Context, src *CorpusSource, chunks []CorpusChunk, fingerprint string, vecs [][]float32) (int64, error) {
-	if vecs != nil && len(vecs) != len(chunks) {
-		return 0, fmt.Errorf("store: %d vectors for %d chunks", len(vecs), len(chunks))
+	ids, err := s.ReplaceCorpusSources(ctx, []SourceWrite{{Src: src, Chunks: chunks, Vecs: vecs}}, fingerprint)
+	if err != nil {
+		return 0, err
+	}
+	return ids[0], nil
+}
+
+// ReplaceCorpusSources writes several complete documents in ONE
+// transaction (a crash keeps all or none of them, so a re-run resumes at
+// a document boundary) and all their chunks in one statement: FTS5
+// flushes its pending terms into a new segment at every statement
+// savepoint, so a trigger-fed row-at-a-time insert made one tiny segment
+// per chunk and ingest spent most of its time merging them. Vectors (no
+// FTS) are then written through one prepared statement. It returns the
+// source ids in order and sets each Src.ID.
+func (s *Store) ReplaceCorpusSources(ctx context.Context, docs []SourceWrite, fingerprint string) ([]int64, error) {
+	paths := make(map[string]bool, len(docs))
+	for _, d := range docs {
+		if d.Vecs != nil && len(d.Vecs) != len(d.Chunks) {
+			return nil, fmt.Errorf("store: %d vectors for %d chunks", len(d.Vecs), len(d.Chunks))
+		}
+		if paths[d.Src.Path] {
+			return nil, fmt.Errorf("store: %s twice in one write", d.Src.Path)
+		}
+		paths[d.Src.Path] = true
 	}
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
 	defer tx.Rollback()
 	now := s.ts()
-	var id int64
-	err = tx.QueryRowContext(ctx, `SELECT id FROM corpus_sources WHERE path = ?`, src.Path).Scan(&id)
-	switch {
-	case errors.Is(err, sql.ErrNoRows):
-		res, err := tx.ExecContext(ctx, `INSERT INTO corpus_sources (path, title, format, sha256, size, mtime, content, sections, status, created_at, updated_at)
+	ids := make([]int64, len(docs))
+	for i, d := range docs {
+		src := d.Src
+		var id int64
+		err = tx.QueryRowContext(ctx, `SELECT id FROM corpus_sources WHERE path = ?`, src.Path).Scan(&id)
+		switch {
+		case errors.Is(err, sql.ErrNoRows):
+			res, err := tx.ExecContext(ctx, `INSERT INTO corpus_sources (path, title, format, sha256, size, mtime, content, sections, status, created_at, updated_at)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'complete', ?, ?)`,
-			src.Path, src.Title, src.Format, src.SHA256, src.Size, src.MTime, src.Content, src.Sections, now, now)
-		if err != nil {
-			return 0, err
+				src.Path, src.Title, src.Format, src.SHA256, src.Size, src.MTime, src.Content, src.Sections, now, now)
+			if err != nil {
+				return nil, err
+			}
+			id, _ = res.LastInsertId()
+		case err != nil:
+			return nil, err
+		default:
+			if err := deleteChunks(ctx, tx, id); err != nil {
+				return nil, err
+			}
+			if _, err := tx.ExecContext(ctx, `UPDATE corpus_sources SET title=?, format=?, sha256=?, size=?, mtime=?, content=?, sections=?, status='complete', updated_at=? WHERE id=?`,
+				src.Title, src.Format, src.SHA256, src.Size, src.MTime, src.Content, src.Sections, now, id); err != nil {
+				return nil, err
+			}
 		}
-		id, _ = res.LastInsertId()
-	case err != nil:
-		return 0, err
-	default:
-		if err := deleteChunks(ctx, tx, id); err != nil {
-			return 0, err
-		}
-		if _, err := tx.ExecContext(ctx, `UPDATE corpus_sources SET title=?, format=?, sha256=?, size=?, mtime=?, content=?, sections=?, status='complete', updated_at=? WHERE id=?`,
-			src.Title, src.Format, src.SHA256, src.Size, src.MTime, src.Content, src.Sections, now, id); err != nil {
-			return 0, err
+		ids[i] = id
+	}
+	if err := insertChunks(ctx, tx, ids, docs, fingerprint); err != nil {
+		return nil, err
+	}
+	if err := bumpGeneration(ctx, tx); err != nil {
+		return nil, err
+	}
+	if err := tx.Commit(); err != nil {
+		return nil, err
+	}
+	for i, d := range docs {
+		d.Src.ID = ids[i]
+	}
+	return ids, nil
+}
+
+// insertChunks writes the chunks of all docs in one statement, then their
+// vectors matched back by (source, index).
+func insertChunks(ctx context.Context, tx *sql.Tx, ids []int64, docs []SourceWrite, fingerprint string) error {
+	var rows [][6]any
+	for i, d := range docs {
+		for _, c := range d.Chunks {
+			rows = append(rows, [6]any{ids[i], c.Index, c.SectionID, c.Section, c.Title, c.Text})
 		}
 	}
-	insChunk, err := tx.PrepareContext(ctx, `INSERT INTO corpus_chunks (source_id, idx, section_id, section, title, text) VALUES (?, ?, ?, ?, ?, ?)`)
+	if len(rows) == 0 {
+		return nil
+	}
+	payload, err := json.Marshal(rows)
 	if err != nil {
-		return 0, err
+		return err
 	}
-	defer insChunk.Close()
-	insVec, err := tx.PrepareContext(ctx, `INSERT INTO corpus_vectors (chunk_id, fingerprint, vec) VALUES (?, ?, ?)`)
-	if err != nil {
-		return 0, err
+	if _, err := tx.ExecContext(ctx, `INSERT INTO corpus_chunks (source_id, idx, section_id, section, title, text)
+		SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]'), json_extract(value, '$[2]'), json_extract(value, '$[3]'), json_extract(value, '$[4]'), json_extract(value, '$[5]')
+		FROM json_each(?) ORDER BY key`, string(payload)); err != nil {
+		return err
 	}
-	defer insVec.Close()
-	for i, c := range chunks {
-		res, err := insChunk.ExecContext(ctx, id, c.Index, c.SectionID, c.Section, c.Title, c.Text)
-		if err != nil {
-			return 0, err
+	var insVec *sql.Stmt
+	for i, d := range docs {
+		if d.Vecs == nil || len(d.Chunks) == 0 {
+			continue
 		}
-		if vecs != nil {
-			cid, _ := res.LastInsertId()
-			if _, err := insVec.ExecContext(ctx, cid, fingerprint, EncodeVector(vecs[i])); err != nil {
-				return 0, err
+		if insVec == nil {
+			if insVec, err = tx.PrepareContext(ctx, `INSERT INTO corpus_vectors (chunk_id, fingerprint, vec) VALUES (?, ?, ?)`); err != nil {
+				return err
+			}
+			defer insVec.Close()
+		}
+		byIdx, err := chunkIDs(ctx, tx, ids[i])
+		if err != nil {
+			return err
+		}
+		for k, c := range d.Chunks {
+			cid, ok := byIdx[c.Index]
+			if !ok {
+				return fmt.Errorf("store: chunk %d of source %d was not written", c.Index, ids[i])
+			}
+			if _, err := insVec.ExecContext(ctx, cid, fingerprint, EncodeVector(d.Vecs[k])); err != nil {
+				return err
 			}
 		}
 	}
-	if err := bumpGeneration(ctx, tx); err != nil {
-		return 0, err
+	return nil
+}
+
+// chunkIDs maps a source's chunk indexes to their row ids.
+func chunkIDs(ctx context.Context, tx *sql.Tx, sourceID int64) (map[int]int64, error) {
+	r, err := tx.QueryContext(ctx, `SELECT idx, id FROM corpus_chunks WHERE source_id = ?`, sourceID)
+	if err != nil {
+		return nil, err
 	}
-	src.ID = id
-	return id, tx.Commit()
+	defer r.Close()
+	out := map[int]int64{}
+	for r.Next() {
+		var idx int
+		var cid int64
+		if err := r.Scan(&idx, &cid); err != nil {
+			return nil, err
+		}
+		out[idx] = cid
+	}
+	return out, r.Err()
 }
 
 func deleteChunks(ctx context.Context, tx *sql.Tx, sourceID int64) error {

@@ -2,6 +2,7 @@ package query
 
 import (
 	"context"
+	"fmt"
 	"sync"
 
 	"github.com/askygo/asky/internal/config"
@@ -112,4 +113,32 @@ func (m *memoryTurn) embedder() (memory.Embedder, error) {
 		return nil, err
 	}
 	return e, nil
+}
+
+// leanMemoryTrigger honours "remember globally: …" in lean mode, where no
+// extension runs: the fact is saved and the prefix never reaches the model,
+// but nothing is recalled (lean sends no extras).
+func leanMemoryTrigger(ctx context.Context, opts *Options, cfg *config.Config, req *turn.Request) error {
+	if _, _, ok := memory.StripTrigger(req.Query, cfg.Memory.GlobalTriggers); !ok {
+		return nil
+	}
+	mem := &memoryTurn{opts: opts, cfg: cfg.Memory, embedding: cfg.Research.Embedding, sessionID: req.SessionID}
+	svc, err := mem.service()
+	if err != nil {
+		return err
+	}
+	tm, err := svc.PrepareTurn(ctx, req.Query, req.SessionID)
+	if err != nil {
+		return err
+	}
+	req.Query = tm.Query
+	notices := tm.Notices
+	if n := tm.SavedNotice(); n != "" {
+		notices = append([]string{n}, notices...)
+	}
+	for _, n := range notices {
+		fmt.Fprintln(opts.IO.ErrOut, "notice: "+n)
+	}
+	req.Notices = append(req.Notices, notices...)
+	return nil
 }

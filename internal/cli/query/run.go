@@ -63,6 +63,8 @@ func run(ctx context.Context, opts *Options) error {
 		if req.Tools, err = buildTools(ctx, opts, cfg, req); err != nil {
 			return err
 		}
+	} else if err := leanMemoryTrigger(ctx, opts, cfg, req); err != nil {
+		return err
 	}
 
 	model, err := cfg.ResolveModel(ctx, opts.Model, opts.Factory.Env())

@@ -5,6 +5,8 @@ import (
 	"os"
 
 	"github.com/askygo/asky/internal/cli"
+	// Imported for its init: it must run before bubbletea's (see package doc).
+	_ "github.com/askygo/asky/internal/termbg"
 )
 
 func main() {

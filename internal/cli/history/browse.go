@@ -18,6 +18,7 @@ import (
 	"github.com/askygo/asky/internal/render"
 	sess "github.com/askygo/asky/internal/session"
 	"github.com/askygo/asky/internal/store"
+	"github.com/askygo/asky/internal/termbg"
 	"github.com/askygo/asky/internal/tui"
 )
 
@@ -69,6 +70,7 @@ func browseRun(ctx context.Context, opts *BrowseOptions) error {
 		src.term = os.Stderr
 	}
 	m := tui.New(ctx, src)
+	termbg.Detect()
 	p := tea.NewProgram(m, tea.WithAltScreen(), tea.WithContext(ctx), tea.WithInput(opts.IO.In), tea.WithOutput(opts.IO.Out))
 	if _, err := p.Run(); err != nil && !errors.Is(err, tea.ErrProgramKilled) {
 		return err

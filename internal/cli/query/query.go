@@ -27,6 +27,9 @@ type Options struct {
 
 	// Help prints the command's help (bare `asky` on a terminal).
 	Help func() error
+	// FlagsGiven counts the flags on the command line: flags without a
+	// question are a usage error (or a session update), not a help request.
+	FlagsGiven int
 
 	Words        []string
 	Model        string
@@ -87,6 +90,7 @@ func NewCmdQuery(f *cmdutil.Factory, runF func(context.Context, *Options) error)
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.Words = args
 			opts.Help = c.Help
+			opts.FlagsGiven = c.Flags().NFlag()
 			opts.ResearchSet = c.Flags().Changed("research")
 			opts.Research = strings.TrimSpace(opts.Research)
 			opts.ToolOff = tools.ParseToolList(opts.ToolOff)

@@ -17,7 +17,7 @@ import (
 )
 
 func run(ctx context.Context, opts *Options) error {
-	if len(opts.Words) == 0 && opts.IO.IsStdinTTY() && !opts.ListTools && opts.Help != nil && !anyFlagSet(opts) {
+	if len(opts.Words) == 0 && opts.IO.IsStdinTTY() && opts.Help != nil && opts.FlagsGiven == 0 {
 		return opts.Help()
 	}
 	cfg, err := opts.Config()
@@ -186,10 +186,4 @@ func nonNil[T any](s []T) []T {
 		return []T{}
 	}
 	return s
-}
-
-// anyFlagSet reports whether the invocation carried query flags, in which
-// case a missing question is a usage error rather than a request for help.
-func anyFlagSet(o *Options) bool {
-	return o.Model != "" || o.Lean || o.Turns != 0 || o.SystemPrompt != "" || len(o.ToolOff) > 0 || o.JSON
 }

@@ -105,8 +105,13 @@ func queryRun(ctx context.Context, opts *QueryOptions) error {
 		if i > 0 {
 			fmt.Fprintln(opts.IO.Out)
 		}
+		// Breadcrumbs usually start with the document title already.
 		where := r.Title
-		if r.Section != "" {
+		switch {
+		case r.Section == "":
+		case strings.HasPrefix(r.Section, r.Title):
+			where = r.Section
+		default:
 			where += " › " + r.Section
 		}
 		fmt.Fprintf(opts.IO.Out, "%d. %s  (%s, score %.3f)\n   %s\n", i+1, where, r.Source, r.Score, r.Path)

@@ -388,20 +388,7 @@ func (s *Store) CorpusChunks(ctx context.Context, ids []int64) (map[int64]Corpus
 
 // SourceChunks returns a source's chunks in order.
 func (s *Store) SourceChunks(ctx context.Context, sourceID int64) ([]CorpusChunk, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT id, source_id, idx, section_id, section, title, text FROM corpus_chunks WHERE source_id = ? ORDER BY idx`, sourceID)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []CorpusChunk
-	for rows.Next() {
-		var c CorpusChunk
-		if err := rows.Scan(&c.ID, &c.SourceID, &c.Index, &c.SectionID, &c.Section, &c.Title, &c.Text); err != nil {
-			return nil, err
-		}
-		out = append(out, c)
-	}
-	return out, rows.Err()
+	return queryAll(ctx, s.db, scanChunk, `SELECT id, source_id, idx, section_id, section, title, text FROM corpus_chunks WHERE source_id = ? ORDER BY idx`, sourceID)
 }
 
 // CorpusVectors loads the vectors of one embedding space into one
@@ -454,21 +441,8 @@ func (s *Store) CorpusCounts(ctx context.Context, fingerprint string) (chunks, v
 // ChunksMissingVectors returns up to limit chunks without a vector in the
 // space, for re-embedding from stored text.
 func (s *Store) ChunksMissingVectors(ctx context.Context, fingerprint string, limit int) ([]CorpusChunk, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT c.id, c.source_id, c.idx, c.section_id, c.section, c.title, c.text FROM corpus_chunks c
+	return queryAll(ctx, s.db, scanChunk, `SELECT c.id, c.source_id, c.idx, c.section_id, c.section, c.title, c.text FROM corpus_chunks c
 		WHERE NOT EXISTS (SELECT 1 FROM corpus_vectors v WHERE v.chunk_id = c.id AND v.fingerprint = ?) ORDER BY c.id LIMIT ?`, fingerprint, limit)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []CorpusChunk
-	for rows.Next() {
-		var c CorpusChunk
-		if err := rows.Scan(&c.ID, &c.SourceID, &c.Index, &c.SectionID, &c.Section, &c.Title, &c.Text); err != nil {
-			return nil, err
-		}
-		out = append(out, c)
-	}
-	return out, rows.Err()
 }
 
 // PutChunkVectors stores vectors for existing chunks in one transaction.
@@ -668,4 +642,12 @@ func (s *Store) CorpusTermDocs(ctx context.Context, terms []string) (map[string]
 		out[t] = n
 	}
 	return out, total, rows.Err()
+}
+
+// scanChunk scans the chunk columns id, source_id, idx, section_id,
+// section, title, text.
+func scanChunk(r scanner) (CorpusChunk, error) {
+	var c CorpusChunk
+	err := r.Scan(&c.ID, &c.SourceID, &c.Index, &c.SectionID, &c.Section, &c.Title, &c.Text)
+	return c, err
 }

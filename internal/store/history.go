@@ -97,20 +97,8 @@ func (s *Store) ResolveHistory(ctx context.Context, sel HistorySelector) (Resolu
 }
 
 func (s *Store) queryIDs(ctx context.Context, q string, args ...any) ([]int64, error) {
-	rows, err := s.db.QueryContext(ctx, q, args...)
-	if err != nil {
-		return nil, s.wrap(err)
-	}
-	defer rows.Close()
-	var ids []int64
-	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
-			return nil, s.wrap(err)
-		}
-		ids = append(ids, id)
-	}
-	return ids, s.wrap(rows.Err())
+	ids, err := queryAll(ctx, s.db, scanValue[int64], q, args...)
+	return ids, s.wrap(err)
 }
 
 // GetTurns loads the turns with ids, in that order.

@@ -149,7 +149,7 @@ func (s *Store) ListSessions(ctx context.Context, limit int) ([]*Session, error)
 // SessionNames returns up to limit session names, most recent first
 // (shell completion).
 func (s *Store) SessionNames(ctx context.Context, limit int) ([]string, error) {
-	return queryAll(ctx, s.db, scanString, `SELECT name FROM sessions WHERE name IS NOT NULL ORDER BY last_used_at DESC LIMIT ?`, limit)
+	return queryAll(ctx, s.db, scanValue[string], `SELECT name FROM sessions WHERE name IS NOT NULL ORDER BY last_used_at DESC LIMIT ?`, limit)
 }
 
 // RenameSession changes a session's name.
@@ -231,20 +231,7 @@ func (s *Store) SetTurnSummaries(ctx context.Context, id int64, query, answer st
 // RecentTurnIDs returns the ids of the n most recent turns, newest first
 // (~1 is the first).
 func (s *Store) RecentTurnIDs(ctx context.Context, n int) ([]int64, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT id FROM turns ORDER BY id DESC LIMIT ?`, n)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []int64
-	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
-			return nil, err
-		}
-		out = append(out, id)
-	}
-	return out, rows.Err()
+	return s.queryIDs(ctx, `SELECT id FROM turns ORDER BY id DESC LIMIT ?`, n)
 }
 
 // MoveTurnToSession attaches a one-shot turn to a session (history →
@@ -265,7 +252,7 @@ func (s *Store) MoveTurnToSession(ctx context.Context, turnID, sessionID int64) 
 // column so tables added by later migrations are covered. Memory tables are
 // excluded: what asky learned about the user outlives a conversation.
 func (s *Store) sessionLinkedTables(ctx context.Context, tx *sql.Tx) ([]string, error) {
-	return queryAll(ctx, tx, scanString, `SELECT m.name FROM sqlite_schema m, pragma_table_info(m.name) p
+	return queryAll(ctx, tx, scanValue[string], `SELECT m.name FROM sqlite_schema m, pragma_table_info(m.name) p
 		WHERE m.type = 'table' AND p.name = 'session_id' AND m.name NOT IN ('turns', 'sessions')
 		AND m.name NOT LIKE '%memor%' AND m.name NOT LIKE '%fts%' ORDER BY m.name`)
 }
@@ -316,20 +303,7 @@ func (s *Store) DeleteSessions(ctx context.Context, ids []int64) (turns int64, e
 
 // AllSessionIDs returns every session id.
 func (s *Store) AllSessionIDs(ctx context.Context) ([]int64, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT id FROM sessions ORDER BY id`)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []int64
-	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
-			return nil, err
-		}
-		out = append(out, id)
-	}
-	return out, rows.Err()
+	return s.queryIDs(ctx, `SELECT id FROM sessions ORDER BY id`)
 }
 
 // CleanSessionResearch deletes a session's research rows (findings, corpus

@@ -180,9 +180,9 @@ func queryAll[T any](ctx context.Context, db querier, scan func(scanner) (T, err
 	return out, rows.Err()
 }
 
-// scanString scans a one-column text row.
-func scanString(r scanner) (string, error) {
-	var v string
+// scanValue scans a one-column row.
+func scanValue[T any](r scanner) (T, error) {
+	var v T
 	err := r.Scan(&v)
 	return v, err
 }

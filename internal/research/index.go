@@ -196,25 +196,46 @@ func (ix *Index) Search(ctx context.Context, query string, o SearchOptions) ([]H
 	if dw < 0 || lw < 0 || dw+lw == 0 {
 		dw, lw = 0.5, 0.5
 	}
-	match, err := ix.lexicalMatch(ctx, query)
+	// The lexical query runs in SQLite on one core while the dense scan
+	// runs here: at 100k chunks each takes tens of milliseconds, so the
+	// query costs the slower of the two rather than their sum.
+	var (
+		lex    []store.FTSHit
+		lexErr error
+		done   = make(chan struct{})
+	)
+	go func() {
+		defer close(done)
+		match, err := ix.lexicalMatch(ctx, query)
+		if err != nil {
+			lexErr = err
+			return
+		}
+		if lex, err = ix.St.SearchCorpusFTS(ctx, match, FieldWeights, o.Sources, pool); err != nil {
+			lexErr = fmt.Errorf("full-text search: %w", err)
+		}
+	}()
+	var dense []Scored
+	var denseErr error
+	if dw > 0 {
+		dense, denseErr = ix.embedAndScan(ctx, query, o.Sources, pool)
+	}
+	<-done
+	if lexErr != nil {
+		return nil, lexErr
+	}
+	if denseErr != nil {
+		return nil, denseErr
+	}
+	return ix.fuse(ctx, lex, dense, dw, lw, o)
+}
+
+func (ix *Index) embedAndScan(ctx context.Context, query string, sources []int64, n int) ([]Scored, error) {
+	qv, err := ix.Emb.EmbedQuery(ctx, query)
 	if err != nil {
 		return nil, err
 	}
-	lex, err := ix.St.SearchCorpusFTS(ctx, match, FieldWeights, o.Sources, pool)
-	if err != nil {
-		return nil, fmt.Errorf("full-text search: %w", err)
-	}
-	var dense []Scored
-	if dw > 0 {
-		qv, err := ix.Emb.EmbedQuery(ctx, query)
-		if err != nil {
-			return nil, err
-		}
-		if dense, err = ix.denseSearch(ctx, qv, o.Sources, pool); err != nil {
-			return nil, err
-		}
-	}
-	return ix.fuse(ctx, lex, dense, dw, lw, o)
+	return ix.denseSearch(ctx, qv, sources, n)
 }
 
 // commonTermShare is the share of chunks above which a term is too common

@@ -68,11 +68,12 @@ func NormalizeForMatch(s string) string {
 
 // Evaluate runs every query with top-k retrieval. A query hits when any
 // gold string occurs in one of the top-k chunk texts.
-func Evaluate(ctx context.Context, ix *Index, qs []EvalQuery, k int) (*EvalReport, error) {
+func Evaluate(ctx context.Context, ix *Index, qs []EvalQuery, o SearchOptions) (*EvalReport, error) {
+	k := o.TopK
 	rep := &EvalReport{K: k, Queries: len(qs)}
 	var rr float64
 	for _, q := range qs {
-		hits, err := ix.Search(ctx, q.Query, SearchOptions{TopK: k})
+		hits, err := ix.Search(ctx, q.Query, o)
 		if err != nil {
 			return nil, err
 		}

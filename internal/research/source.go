@@ -53,6 +53,35 @@ type sourceLister interface {
 	ListCorpusSources(ctx context.Context) ([]store.CorpusSource, error)
 }
 
+// ResolveSources is ResolveSource that also accepts a directory: a path
+// that is, or was, a directory ingested recursively selects every source
+// below it, so a query can be scoped to "my papers" without listing ids.
+func ResolveSources(ctx context.Context, st sourceLister, ref string) ([]int64, error) {
+	if _, _, ok := ParseHandle(ref); !ok {
+		if abs, err := filepath.Abs(strings.TrimSpace(ref)); err == nil {
+			srcs, err := st.ListCorpusSources(ctx)
+			if err != nil {
+				return nil, err
+			}
+			prefix := strings.TrimSuffix(abs, string(filepath.Separator)) + string(filepath.Separator)
+			var ids []int64
+			for _, src := range srcs {
+				if strings.HasPrefix(src.Path, prefix) {
+					ids = append(ids, src.ID)
+				}
+			}
+			if len(ids) > 0 {
+				return ids, nil
+			}
+		}
+	}
+	src, _, err := ResolveSource(ctx, st, ref)
+	if err != nil {
+		return nil, err
+	}
+	return []int64{src.ID}, nil
+}
+
 // ResolveSource finds a source by id, handle, path (absolute or relative
 // to the working directory), exact title, or a unique substring of its
 // path or title.

@@ -40,22 +40,28 @@ func TestCLIEndToEnd(t *testing.T) {
 		code   int
 		stdout []string
 		stderr []string
+		absent []string // must not be on stdout
 	}{
-		{[]string{"corpus", "ingest", "docs"}, 0, []string{`ingested 3, unchanged 0, failed 0`}, nil},
-		{[]string{"corpus", "ingest", "docs"}, 0, []string{`ingested 0, unchanged 3`}, nil},
-		{[]string{"corpus", "query", "--json", `how does the pager "roll back?`}, 0, []string{`"source": "corpus://cache/\d+"`, `"section": "Pager > Rollback"`, `"score": `}, nil},
-		{[]string{"corpus", "query", "AND OR NEAR( foo:bar -x *"}, 0, nil, nil},
-		{[]string{"corpus", "query", "rollbak"}, 0, []string{`rolls back the journal`}, nil},
-		{[]string{"corpus", "list"}, 0, []string{`md .*pager\.md`}, nil},
-		{[]string{"corpus", "list", "--json"}, 0, []string{`"handle": "corpus://cache/`}, nil},
-		{[]string{"corpus", "sections", "pager.md"}, 0, []string{`Rollback  \[rollback-002`}, nil},
+		{[]string{"corpus", "ingest", "docs"}, 0, []string{`ingested 3, unchanged 0, failed 0`}, nil, nil},
+		{[]string{"corpus", "ingest", "docs"}, 0, []string{`ingested 0, unchanged 3`}, nil, nil},
+		{[]string{"corpus", "query", "--json", `how does the pager "roll back?`}, 0, []string{`"source": "corpus://cache/\d+"`, `"section": "Pager > Rollback"`, `"score": `}, nil, nil},
+		{[]string{"corpus", "query", "AND OR NEAR( foo:bar -x *"}, 0, nil, nil, nil},
+		// A directory scopes the search to the sources below it.
+		{[]string{"corpus", "query", "--json", "--source", "docs/notes", "pager journal WAL"}, 0, []string{`wal\.txt`}, nil, []string{`pager\.md`}},
+		{[]string{"corpus", "query", "--source", "docs", "pager journal WAL"}, 0, []string{`pager\.md`, `wal\.txt`}, nil, nil},
+		{[]string{"corpus", "query", "--source", "docs/nowhere", "pager"}, 1, nil, []string{`no such source`}, nil},
+		{[]string{"corpus", "query", "rollbak"}, 0, []string{`rolls back the journal`}, nil, nil},
+		{[]string{"corpus", "list"}, 0, []string{`md .*pager\.md`}, nil, nil},
+		{[]string{"corpus", "list", "--json"}, 0, []string{`"handle": "corpus://cache/`}, nil, nil},
+		{[]string{"corpus", "sections", "pager.md"}, 0, []string{`Rollback  \[rollback-002`}, nil, nil},
 		{[]string{"corpus", "ingest", "docs", "bad/blob.txt", "missing.md"}, 1,
 			[]string{`failed  .*blob\.txt: binary content with a text extension`, `failed  missing\.md: no such file or directory`},
-			[]string{`error: partial success: 2 of 5 files failed`, `hint: `}},
-		{[]string{"corpus", "eval", "queries.jsonl"}, 0, []string{`recall@5 1\.000 \(2/2\)`}, nil},
-		{[]string{"corpus", "remove", "pager.md"}, 0, []string{`removed \d+ .*pager\.md`}, nil},
-		{[]string{"corpus", "remove", "pager.md"}, 1, nil, []string{`no such source`}},
-		{[]string{"corpus", "frobnicate"}, 2, nil, []string{`unknown subcommand`}},
+			[]string{`error: partial success: 2 of 5 files failed`, `hint: `}, nil},
+		{[]string{"corpus", "eval", "queries.jsonl"}, 0, []string{`recall@5 1\.000 \(2/2\)`}, nil, nil},
+		{[]string{"corpus", "eval", "--source", "docs/notes", "queries.jsonl"}, 0, []string{`recall@5 0\.500 \(1/2\)`}, nil, nil},
+		{[]string{"corpus", "remove", "pager.md"}, 0, []string{`removed \d+ .*pager\.md`}, nil, nil},
+		{[]string{"corpus", "remove", "pager.md"}, 1, nil, []string{`no such source`}, nil},
+		{[]string{"corpus", "frobnicate"}, 2, nil, []string{`unknown subcommand`}, nil},
 	}
 	for _, s := range steps {
 		ios, _, out, errOut := iostreams.Test()
@@ -73,6 +79,11 @@ func TestCLIEndToEnd(t *testing.T) {
 		for _, re := range s.stdout {
 			if !regexp.MustCompile(re).MatchString(out.String()) {
 				t.Fatalf("%v: stdout does not match %q:\n%s", s.args, re, out)
+			}
+		}
+		for _, re := range s.absent {
+			if regexp.MustCompile(re).MatchString(out.String()) {
+				t.Fatalf("%v: stdout matches %q:\n%s", s.args, re, out)
 			}
 		}
 		for _, re := range s.stderr {

@@ -20,6 +20,7 @@ type EvalOptions struct {
 	Files   []string
 	TopK    int
 	JSON    bool
+	Sources []string
 }
 
 // NewCmdEval builds `corpus eval`.
@@ -38,6 +39,7 @@ func NewCmdEval(f *cmdutil.Factory, runF func(context.Context, *EvalOptions) err
 		Example: heredoc.Doc(`
 			$ asky corpus eval queries.jsonl
 			$ asky corpus eval --top-k 10 --json a.jsonl b.jsonl
+			$ asky corpus eval --source ~/eval/licenses queries-licenses.jsonl
 		`),
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
@@ -53,11 +55,16 @@ func NewCmdEval(f *cmdutil.Factory, runF func(context.Context, *EvalOptions) err
 	}
 	cmd.Flags().IntVarP(&opts.TopK, "top-k", "k", 5, "K for recall@K")
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print the reports as JSON")
+	cmd.Flags().StringArrayVar(&opts.Sources, "source", nil, "search only `source` (id, handle, path, directory or title; repeatable)")
 	return cmd
 }
 
 func evalRun(ctx context.Context, opts *EvalOptions) error {
-	_, _, ix, err := openIndex(opts.Factory)
+	_, st, ix, err := openIndex(opts.Factory)
+	if err != nil {
+		return err
+	}
+	sources, err := resolveSourceIDs(ctx, st, opts.Sources)
 	if err != nil {
 		return err
 	}
@@ -78,7 +85,7 @@ func evalRun(ctx context.Context, opts *EvalOptions) error {
 		if err != nil {
 			return cmdutil.Errorf(`each line must be {"query": "...", "gold_any": ["..."]}`, "%s: %v", name, err)
 		}
-		rep, err := research.Evaluate(ctx, ix, qs, opts.TopK)
+		rep, err := research.Evaluate(ctx, ix, qs, research.SearchOptions{TopK: opts.TopK, Sources: sources})
 		if err != nil {
 			return err
 		}

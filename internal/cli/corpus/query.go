@@ -38,6 +38,7 @@ func NewCmdQuery(f *cmdutil.Factory, runF func(context.Context, *QueryOptions) e
 		Example: heredoc.Doc(`
 			$ asky corpus query "how does the pager roll back"
 			$ asky corpus query --top-k 10 --source 3 "refresh token"
+			$ asky corpus query --source ~/papers "main conclusions"
 			$ asky corpus query --json "data race" | jq -r '.results[0].text'
 		`),
 		Args: cobra.MinimumNArgs(1),
@@ -56,7 +57,7 @@ func NewCmdQuery(f *cmdutil.Factory, runF func(context.Context, *QueryOptions) e
 		},
 	}
 	cmd.Flags().IntVarP(&opts.TopK, "top-k", "k", 5, "number of results")
-	cmd.Flags().StringArrayVar(&opts.Sources, "source", nil, "limit to `source` (id, handle, path or title; repeatable)")
+	cmd.Flags().StringArrayVar(&opts.Sources, "source", nil, "limit to `source` (id, handle, path, directory or title; repeatable)")
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print results as JSON")
 	return cmd
 }
@@ -75,13 +76,9 @@ func queryRun(ctx context.Context, opts *QueryOptions) error {
 	if err != nil {
 		return err
 	}
-	var ids []int64
-	for _, s := range opts.Sources {
-		src, _, err := research.ResolveSource(ctx, st, s)
-		if err != nil {
-			return resolveErr(err)
-		}
-		ids = append(ids, src.ID)
+	ids, err := resolveSourceIDs(ctx, st, opts.Sources)
+	if err != nil {
+		return err
 	}
 	hits, err := ix.Search(ctx, opts.Text, research.SearchOptions{TopK: opts.TopK, Sources: ids})
 	if err != nil {

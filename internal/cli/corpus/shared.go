@@ -1,6 +1,7 @@
 package corpus
 
 import (
+	"context"
 	"errors"
 
 	"github.com/askygo/asky/internal/cli/cmdutil"
@@ -31,6 +32,20 @@ func NewIndex(cfg *config.Config, st *store.Store, f *cmdutil.Factory) (*researc
 	}
 	return &research.Index{St: st, Emb: emb, DenseWeight: cfg.Research.DenseWeight, LexicalWeight: cfg.Research.LexicalWeight,
 		SnapshotDir: cfg.Paths.CacheDir}, nil
+}
+
+// resolveSourceIDs resolves --source values (ids, handles, paths,
+// directories or titles) to source ids.
+func resolveSourceIDs(ctx context.Context, st *store.Store, refs []string) ([]int64, error) {
+	var ids []int64
+	for _, ref := range refs {
+		got, err := research.ResolveSources(ctx, st, ref)
+		if err != nil {
+			return nil, resolveErr(err)
+		}
+		ids = append(ids, got...)
+	}
+	return ids, nil
 }
 
 // resolveErr adds hints to source lookup errors.

@@ -56,15 +56,29 @@ func MarkdownSections(text string) []Section {
 	return buildSections(text, hs)
 }
 
+// paperSections are the standard section names of papers and reports
+// (normalized: lower case, single spaces).
+var paperSections = map[string]bool{
+	"abstract": true, "introduction": true, "background": true, "related work": true,
+	"method": true, "methods": true, "methodology": true, "materials and methods": true,
+	"experiments": true, "experimental setup": true, "evaluation": true, "results": true,
+	"results and discussion": true, "discussion": true, "conclusion": true, "conclusions": true,
+	"limitations": true, "future work": true, "acknowledgements": true, "acknowledgments": true,
+	"references": true, "bibliography": true, "appendix": true, "summary": true,
+	"executive summary": true, "preface": true, "foreword": true, "glossary": true,
+}
+
 var (
-	reRoman     = regexp.MustCompile(`(?i)^[ivxlcdm]+\.?$`)
-	reStat      = regexp.MustCompile(`\b[A-Za-z]+\(\d`)
-	reNumbered  = regexp.MustCompile(`^(?:[1-9]\d*(?:\.\d+)*\.?|[A-Z]\.\d+(?:\.\d+)*\.?|Appendix [A-Z]\.?)\s+[\pL(]`)
-	reChapter   = regexp.MustCompile(`(?i)^(chapter|part|section|book|article)\b`)
-	reTOCLine   = regexp.MustCompile(`(?i)^\s*(table of )?contents\s*$`)
-	reTOCPage   = regexp.MustCompile(`[\s.·…]*\d+\s*$`)
-	reSlugStrip = regexp.MustCompile(`[^a-z0-9]+`)
-	reDotLeader = regexp.MustCompile(`(\.\s?){4,}\s*\d*\s*$`)
+	reNumberPrefix = regexp.MustCompile(`^[0-9 ]+`)
+	reRoman        = regexp.MustCompile(`(?i)^[ivxlcdm]+\.?$`)
+	reStat         = regexp.MustCompile(`\b[A-Za-z]+\(\d`)
+	reNumbered     = regexp.MustCompile(`^(?:[1-9]\d*(?:\.\d+)*\.?|[A-Z]\.\d+(?:\.\d+)*\.?|Appendix [A-Z]\.?)\s+[\pL(]`)
+	reChapter      = regexp.MustCompile(`(?i)^(chapter|part|section|book|article)\b`)
+	reTOCLine      = regexp.MustCompile(`(?i)^\s*(table of )?contents\s*$`)
+	reTOCPage      = regexp.MustCompile(`[\s.·…]*\d+\s*$`)
+	reTOCLeader    = regexp.MustCompile(`(\.{3,}|…|\s{2,})\s*\d+\s*$`)
+	reSlugStrip    = regexp.MustCompile(`[^a-z0-9]+`)
+	reDotLeader    = regexp.MustCompile(`(\.\s?){4,}\s*\d*\s*$`)
 	// reHeadingAttr matches a trailing "{#id}" attribute on a heading.
 	reHeadingAttr = regexp.MustCompile(`\s*\{[#.][^}]*\}\s*$`)
 )
@@ -118,13 +132,33 @@ func tocRange(lines []string) (int, int) {
 				continue
 			}
 			blank = 0
-			if !reTOCPage.MatchString(t) {
+			if !reTOCPage.MatchString(t) && !wrappedTOCEntry(lines, k) {
 				break
 			}
 		}
 		return j, k
 	}
 	return 0, 0
+}
+
+// wrappedTOCEntry reports whether line k is the first part of a TOC entry
+// too long for one line: short, and one of the next two non-blank lines
+// ends with leaders and the page number.
+func wrappedTOCEntry(lines []string, k int) bool {
+	if len(strings.TrimSpace(lines[k])) > 100 {
+		return false
+	}
+	for n, m := 0, k+1; m < len(lines) && n < 2; m++ {
+		t := strings.TrimSpace(lines[m])
+		if t == "" {
+			continue
+		}
+		if reTOCLeader.MatchString(t) {
+			return true
+		}
+		n++
+	}
+	return false
 }
 
 func tocEntries(lines []string) map[string]bool {
@@ -169,6 +203,9 @@ func headingScore(t string, i int, lines []string, toc map[string]bool) float64 
 	if reStat.MatchString(t) && len(words) <= 3 {
 		return 0
 	}
+	if strings.Count(t, ",") >= 3 {
+		return 0 // an address or a list (a paper's affiliations), not a title
+	}
 	// Sentences are not headings: a trailing comma, or a period after more
 	// than a few words; neither are lines opening with punctuation.
 	last := t[len(t)-1]
@@ -188,6 +225,11 @@ func headingScore(t string, i int, lines []string, toc map[string]bool) float64 
 	var s float64
 	if reChapter.MatchString(t) {
 		s += 0.45
+	}
+	// Papers and reports set their standard sections as short lines of
+	// their own, often without blank lines around them in PDF text.
+	if paperSections[strings.TrimSpace(reNumberPrefix.ReplaceAllString(normTitle(t), ""))] {
+		s += 0.3
 	}
 	if reNumbered.MatchString(t) && len(words) <= 14 {
 		s += 0.3

@@ -69,9 +69,10 @@ type Target struct {
 }
 
 // Collect expands paths, directories (recursively, skipping hidden and
-// vendor directories, never following directory symlinks, so loops are
-// impossible) and globs into absolute file targets. Problems become failed
-// results.
+// vendor directories and what their .gitignore files exclude, never
+// following directory symlinks, so loops are impossible) and globs into
+// absolute file targets. Files named explicitly are never excluded.
+// Problems become failed results.
 func (in *Ingester) Collect(args []string) ([]Target, []FileResult) {
 	var targets []Target
 	var failed []FileResult
@@ -142,7 +143,10 @@ func statReason(err error) string {
 	return err.Error()
 }
 
+// walk adds the files below root, leaving out what the .gitignore files
+// at or below root exclude.
 func (in *Ingester) walk(root string, add func(string, bool), failed *[]FileResult) {
+	var ignores gitignores
 	_ = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			*failed = append(*failed, FileResult{Path: p, Status: StatusFailed, Reason: statReason(err)})
@@ -152,13 +156,21 @@ func (in *Ingester) walk(root string, add func(string, bool), failed *[]FileResu
 			return nil
 		}
 		name := d.Name()
+		rel, _ := filepath.Rel(root, p)
+		if rel = filepath.ToSlash(rel); rel == "." {
+			rel = ""
+		}
+		ignores = ignores.within(rel)
 		if d.IsDir() {
-			if p != root && (strings.HasPrefix(name, ".") || skipDirs[name]) {
+			if p != root && (strings.HasPrefix(name, ".") || skipDirs[name] || ignores.ignored(rel, true)) {
 				return fs.SkipDir
+			}
+			if data, err := os.ReadFile(filepath.Join(p, ".gitignore")); err == nil {
+				ignores = append(ignores, parseGitignore(rel, string(data)))
 			}
 			return nil
 		}
-		if strings.HasPrefix(name, ".") {
+		if strings.HasPrefix(name, ".") || ignores.ignored(rel, false) {
 			return nil
 		}
 		if plainName(p) && !sniffFile(p) {

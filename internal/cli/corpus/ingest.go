@@ -34,6 +34,10 @@ func NewCmdIngest(f *cmdutil.Factory, runF func(context.Context, *IngestOptions)
 			markdown, html, htm, json, csv, pdf, epub, and text files without an
 			extension (LICENSE, COPYING).
 
+			Directories are walked the way git sees them: what a .gitignore file
+			at or below the directory excludes (build output, caches, generated
+			files) is left out; a file you name explicitly is never left out.
+
 			Unchanged files (same content hash) are skipped and changed ones are
 			re-chunked, so re-running resumes an interrupted ingest. Each
 			document is written in one transaction.

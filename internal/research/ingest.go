@@ -147,7 +147,14 @@ func statReason(err error) string {
 // at or below root exclude.
 func (in *Ingester) walk(root string, add func(string, bool), failed *[]FileResult) {
 	var ignores gitignores
-	_ = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+	walkRoot := root
+	if fi, err := os.Lstat(root); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+		// A root that is a link to a directory is walked through the link
+		// (a trailing separator makes WalkDir follow it); links met inside
+		// are still never followed.
+		walkRoot = root + string(filepath.Separator)
+	}
+	_ = filepath.WalkDir(walkRoot, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			*failed = append(*failed, FileResult{Path: p, Status: StatusFailed, Reason: statReason(err)})
 			if d != nil && d.IsDir() {
@@ -162,7 +169,7 @@ func (in *Ingester) walk(root string, add func(string, bool), failed *[]FileResu
 		}
 		ignores = ignores.within(rel)
 		if d.IsDir() {
-			if p != root && (strings.HasPrefix(name, ".") || skipDirs[name] || ignores.ignored(rel, true)) {
+			if p != walkRoot && (strings.HasPrefix(name, ".") || skipDirs[name] || ignores.ignored(rel, true)) {
 				return fs.SkipDir
 			}
 			if data, err := os.ReadFile(filepath.Join(p, ".gitignore")); err == nil {
@@ -460,6 +467,16 @@ func ChunkDocument(doc *Document, ck Chunker) ([]store.CorpusChunk, error) {
 		}
 		for _, sp := range spans {
 			out = append(out, store.CorpusChunk{Index: len(out), SectionID: s.ID, Section: path, Title: doc.Title, Text: sp.Text})
+		}
+	}
+	if len(out) == 0 && len(secs) > 0 {
+		// Only headings (a stub note, an outline): their text is the content.
+		spans, err := ck.Split(stripMarkdownHeadingMarks(doc.Text))
+		if err != nil {
+			return nil, err
+		}
+		for _, sp := range spans {
+			out = append(out, store.CorpusChunk{Index: len(out), SectionID: secs[0].ID, Title: doc.Title, Text: sp.Text})
 		}
 	}
 	return out, nil

@@ -112,6 +112,40 @@ func TestIngestIncrementalAndBadInput(t *testing.T) {
 	}
 }
 
+// A directory given through a symlink is walked (links met inside still
+// are not), and a note that is only a heading is ingested, not refused.
+func TestIngestLinkedRootAndHeadingOnlyNote(t *testing.T) {
+	ctx := context.Background()
+	ix := newTestIndex(t)
+	dir := t.TempDir()
+	write(t, filepath.Join(dir, "real", "stub.md"), "# Release checklist\n")
+	write(t, filepath.Join(dir, "real", "notes.txt"), "The pager rolls back the journal.\n")
+	if err := os.Symlink("real", filepath.Join(dir, "link")); err != nil {
+		t.Fatal(err)
+	}
+	in := &Ingester{Index: ix}
+	targets, failed := in.Collect([]string{filepath.Join(dir, "link")})
+	if len(targets) != 2 || len(failed) != 0 {
+		t.Fatalf("targets %+v failed %+v", targets, failed)
+	}
+	for _, tg := range targets {
+		if !strings.HasPrefix(tg.Path, filepath.Join(dir, "link")+string(filepath.Separator)) {
+			t.Errorf("%s: want the path through the link the user gave", tg.Path)
+		}
+	}
+	res, err := in.Ingest(ctx, targets)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := statuses(res); !strings.HasPrefix(got["stub.md"], StatusIngested) {
+		t.Fatalf("heading-only note: %v", got)
+	}
+	hits, err := ix.Search(ctx, "release checklist", SearchOptions{TopK: 1})
+	if err != nil || len(hits) != 1 || !strings.Contains(hits[0].Text, "Release checklist") {
+		t.Fatalf("hits %+v err %v", hits, err)
+	}
+}
+
 func TestSearchHybrid(t *testing.T) {
 	ctx := context.Background()
 	ix := newTestIndex(t)

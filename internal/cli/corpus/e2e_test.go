@@ -33,6 +33,9 @@ func TestCLIEndToEnd(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	if err := os.Mkdir(filepath.Join(work, "empty"), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	t.Chdir(work)
 	home := filepath.Join(work, "home")
 	steps := []struct {
@@ -62,6 +65,7 @@ func TestCLIEndToEnd(t *testing.T) {
 		{[]string{"corpus", "remove", "pager.md"}, 0, []string{`removed \d+ .*pager\.md`}, nil, nil},
 		{[]string{"corpus", "remove", "pager.md"}, 1, nil, []string{`no such source`}, nil},
 		{[]string{"corpus", "frobnicate"}, 2, nil, []string{`unknown subcommand`}, nil},
+		{[]string{"corpus", "ingest", "empty"}, 1, nil, []string{`no documents found in empty`, `hint: supported: \.txt`}, nil},
 	}
 	for _, s := range steps {
 		ios, _, out, errOut := iostreams.Test()

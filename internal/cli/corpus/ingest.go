@@ -72,6 +72,10 @@ func ingestRun(ctx context.Context, opts *IngestOptions) error {
 	in := &research.Ingester{Index: ix, Chunker: research.Chunker{Size: cfg.Research.ChunkSize, Overlap: cfg.Research.ChunkOverlap},
 		Allowed: cfg.Research.AllowedIngestionExtensions}
 	targets, failed := in.Collect(opts.Paths)
+	if len(targets) == 0 && len(failed) == 0 {
+		return cmdutil.Errorf(fmt.Sprintf("supported: %s (and extensionless text files); hidden, vendor and .gitignored files are skipped", strings.Join(research.SupportedExtensions(), " ")),
+			"no documents found in %s", strings.Join(opts.Paths, ", "))
+	}
 	var bar *progressBar
 	if opts.IO.IsStderrTTY() && !opts.JSON {
 		bar = &progressBar{w: opts.IO.ErrOut}

@@ -126,6 +126,15 @@ func TestMarkdownSections(t *testing.T) {
 			t.Fatal("sections do not tile the text")
 		}
 	}
+	// Headings with nothing under them are dropped (a repeated chapter
+	// title, an empty section), unless they are the parent of subsections.
+	got = nil
+	for _, s := range MarkdownSections("# About\n\n# About\n\nbody\n## Empty\n\n## Sub\ntext\n# Parent\n## Child\ntext\n") {
+		got = append(got, s.Path)
+	}
+	if want := "About|About > Sub|Parent|Parent > Child"; strings.Join(got, "|") != want {
+		t.Fatalf("got  %s\nwant %s", strings.Join(got, "|"), want)
+	}
 	if s := MarkdownSections("no headings"); len(s) != 1 || s[0].ID != "section-001" || s[0].Title != "Full Document" {
 		t.Fatalf("%+v", s)
 	}

@@ -312,10 +312,35 @@ func canonical(text string, hs []heading) []heading {
 	return out
 }
 
+// dropEmptyHeadings removes headings with nothing under them: no text
+// before the next heading, which is a repeat of the same title (converted
+// e-books often emit the chapter title twice) or not a subsection. Empty
+// parents of subsections stay: they are part of the breadcrumbs.
+func dropEmptyHeadings(text string, hs []heading) []heading {
+	out := hs[:0:0]
+	for k := 0; k < len(hs); k++ {
+		h := hs[k]
+		if k+1 < len(hs) && strings.TrimSpace(text[h.body:hs[k+1].start]) == "" {
+			next := hs[k+1]
+			if normTitle(next.title) == normTitle(h.title) {
+				h.body = next.body // keep the first, absorb the repeat
+				hs[k+1] = h
+				continue
+			}
+			if next.level <= h.level && len(out) > 0 {
+				continue // its line joins the previous section
+			}
+		}
+		out = append(out, h)
+	}
+	return out
+}
+
 // buildSections turns headings into sections with breadcrumbs. Text before
 // the first heading becomes an untitled leading section; no headings at
 // all gives one "Full Document" section.
 func buildSections(text string, hs []heading) []Section {
+	hs = dropEmptyHeadings(text, hs)
 	if len(hs) == 0 {
 		return []Section{{ID: "section-001", Title: "Full Document", Level: 1, Start: 0, End: len(text)}}
 	}

@@ -221,6 +221,10 @@ func TestPDFRunningHeadsAndTitle(t *testing.T) {
 	if !strings.Contains(doc.Text, "Body text of section 3") || doc.Title != "rfc9999" {
 		t.Fatalf("title %q text %q", doc.Title, doc.Text)
 	}
+	doc, err = Extract("paper.pdf", makePDF(t, [][]string{{"The light box offers a training-", "free method for mice."}}))
+	if err != nil || !strings.Contains(doc.Text, "a training-free method") {
+		t.Fatalf("line-end hyphen not rejoined: %q (%v)", doc.Text, err)
+	}
 	if got := TextSections("Contents\n\n1. Intro ........ 3\n\nBody\n\n2. Next .......... 9\n"); len(got) != 1 {
 		t.Fatalf("dot-leader TOC lines became sections: %+v", got)
 	}

@@ -65,6 +65,10 @@ func parsePDF(data []byte) (*Document, error) {
 		pages = append(pages, strings.ReplaceAll(b.String(), "\uFFFD", ""))
 	}
 	text := strings.Join(dropRunningLines(pages), "\n")
+	// A word broken at the line end ("training-" / "free") is rejoined
+	// with its hyphen: without a dictionary the hyphen cannot be told from
+	// a soft one, and keeping it never glues two words together.
+	text = reLineHyphen.ReplaceAllString(text, "$1-$2")
 	if strings.TrimSpace(text) == "" {
 		return nil, skipf("PDF has no extractable text (scanned images?)")
 	}
@@ -85,6 +89,9 @@ func parsePDF(data []byte) (*Document, error) {
 	doc := &Document{Text: text, Title: title, Sections: TextSections(text)}
 	return doc, nil
 }
+
+// reLineHyphen matches a hyphen ending a line before a lower-case word.
+var reLineHyphen = regexp.MustCompile(`(\pL)-[ \t]*\n[ \t]*(\p{Ll})`)
 
 // reDigits normalises page numbers in running heads and feet.
 var reDigits = regexp.MustCompile(`\d+`)

@@ -65,7 +65,25 @@ func NewCmdRoot(f *cmdutil.Factory) *cobra.Command {
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return &cmdutil.FlagError{Err: err, Hint: "see `" + c.CommandPath() + " --help`"}
 	})
+	usageArgErrors(root)
 	return root
+}
+
+// usageArgErrors makes cobra's positional-argument checks ("requires at
+// least 1 arg(s)") usage errors (exit 2) that show the command's usage
+// line, like bad flags; cobra returns them as plain errors.
+func usageArgErrors(c *cobra.Command) {
+	if check := c.Args; check != nil {
+		c.Args = func(cmd *cobra.Command, args []string) error {
+			if err := check(cmd, args); err != nil {
+				return &cmdutil.FlagError{Err: err, Hint: "usage: " + cmd.UseLine() + "; see `" + cmd.CommandPath() + " --help`"}
+			}
+			return nil
+		}
+	}
+	for _, sub := range c.Commands() {
+		usageArgErrors(sub)
+	}
 }
 
 // indentExamples indents every command's examples under their heading, as

@@ -88,6 +88,7 @@ type hashState struct {
 	order  []int32    // slot indexes in first-insertion order
 	buf    []byte
 	bounds []int
+	tz     tokenizer
 }
 
 type hashSlot struct {
@@ -100,13 +101,17 @@ func (st *hashState) reset(expect int) {
 	for size < expect*2 {
 		size *= 2
 	}
+	// Only the slots the previous text used are dirty: clearing those is
+	// far cheaper than the whole table.
+	for _, oi := range st.order {
+		st.slots[oi] = hashSlot{}
+	}
+	st.order = st.order[:0]
 	if cap(st.slots) >= size {
 		st.slots = st.slots[:size]
-		clear(st.slots)
 	} else {
 		st.slots = make([]hashSlot, size)
 	}
-	st.order = st.order[:0]
 }
 
 func (st *hashState) add(key uint64, w float64) {
@@ -151,6 +156,14 @@ func fnvString(h uint64, s string) uint64 {
 	return h
 }
 
+func fnvAppend(h uint64, b []byte) uint64 {
+	for _, c := range b {
+		h ^= uint64(c)
+		h *= fnvPrime64
+	}
+	return h
+}
+
 func fnvBytes(b []byte) uint64 {
 	h := uint64(fnvOffset64)
 	for _, c := range b {
@@ -165,11 +178,11 @@ func (st *hashState) embed(text string) []float32 {
 	// it rarely grows.
 	st.reset(len(text) * 2)
 	wPrefix := fnvString(fnvOffset64, "w:")
-	for _, t := range Tokens(text) {
-		if IsStopword(t) {
-			continue
+	st.tz.each(text, func(t []byte) {
+		if isStopwordBytes(t) {
+			return
 		}
-		st.add(fnvString(wPrefix, t), 1)
+		st.add(fnvAppend(wPrefix, t), 1)
 		// "<"+t+">" as bytes, with the byte offset of every rune, so each
 		// n-gram is hashed straight from a byte slice.
 		st.buf = append(append(append(st.buf[:0], '<'), t...), '>')
@@ -186,7 +199,7 @@ func (st *hashState) embed(text string) []float32 {
 			}
 		}
 		if grams == 0 {
-			continue
+			return
 		}
 		wgt := 1 / math.Sqrt(float64(grams))
 		for n := 3; n <= 5; n++ {
@@ -194,7 +207,7 @@ func (st *hashState) embed(text string) []float32 {
 				st.add(fnvBytes(st.buf[st.bounds[i]:st.bounds[i+n]]), wgt)
 			}
 		}
-	}
+	})
 	var v [hashV1Dim]float64
 	for _, oi := range st.order {
 		h, c := st.slots[oi].key, st.slots[oi].c

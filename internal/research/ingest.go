@@ -315,10 +315,8 @@ func (in *Ingester) Ingest(ctx context.Context, targets []Target) ([]FileResult,
 	if wroteChunks > 0 {
 		in.Index.Invalidate()
 	}
-	// Merging FTS segments pays off after bulk ingests (it roughly halves
-	// query time) but costs ~1 s at 100k chunks, so small updates skip it.
 	if wroteChunks >= 1000 {
-		_ = in.Index.St.OptimizeCorpusFTS(context.WithoutCancel(ctx))
+		_ = in.Index.St.CheckpointWAL(context.WithoutCancel(ctx))
 	}
 	return results, ctx.Err()
 }

@@ -46,6 +46,13 @@ func IsStopword(tok string) bool {
 	return ok
 }
 
+// isStopwordBytes is IsStopword for a byte token (the map lookup does not
+// allocate).
+func isStopwordBytes(tok []byte) bool {
+	_, ok := stopwords[string(tok)]
+	return ok
+}
+
 // isTokenRune matches FTS5 unicode61: letters and numbers are token
 // characters, everything else separates tokens.
 func isTokenRune(r rune) bool {
@@ -59,23 +66,53 @@ func isTokenRune(r rune) bool {
 // numbers). Stopwords are kept; see ContentTokens.
 func Tokens(s string) []string {
 	var out []string
-	start := -1
+	var tz tokenizer
+	tz.each(s, func(t []byte) { out = append(out, string(t)) })
+	return out
+}
+
+// tokenizer yields the tokens of Tokens without allocating per token: an
+// ASCII token is lower-cased into a reused buffer, only others go through
+// strings.ToLower. The embedder runs it over every chunk of an ingest.
+type tokenizer struct{ buf []byte }
+
+// each calls fn with every lower-cased token of s; the slice is only valid
+// during the call.
+func (tz *tokenizer) each(s string, fn func([]byte)) {
+	start, ascii := -1, true
+	emit := func(tok string) {
+		if !ascii {
+			tz.buf = append(tz.buf[:0], strings.ToLower(tok)...)
+		} else {
+			tz.buf = tz.buf[:0]
+			for i := 0; i < len(tok); i++ {
+				c := tok[i]
+				if 'A' <= c && c <= 'Z' {
+					c += 'a' - 'A'
+				}
+				tz.buf = append(tz.buf, c)
+			}
+		}
+		fn(tz.buf)
+	}
 	for i, r := range s {
 		if isTokenRune(r) {
 			if start < 0 {
-				start = i
+				start, ascii = i, true
+			}
+			if r >= utf8.RuneSelf {
+				ascii = false
 			}
 			continue
 		}
 		if start >= 0 {
-			out = append(out, strings.ToLower(s[start:i]))
+			emit(s[start:i])
 			start = -1
 		}
 	}
 	if start >= 0 {
-		out = append(out, strings.ToLower(s[start:]))
+		emit(s[start:])
 	}
-	return out
 }
 
 // ContentTokens returns Tokens(s) without en-v1 stopwords.

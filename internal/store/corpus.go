@@ -536,12 +536,12 @@ func (s *Store) CorpusFTSCheck(ctx context.Context) error {
 	return err
 }
 
-// OptimizeCorpusFTS merges FTS segments after a bulk ingest (about halves
-// query time) and truncates the WAL.
-func (s *Store) OptimizeCorpusFTS(ctx context.Context) error {
-	if _, err := s.db.ExecContext(ctx, `INSERT INTO corpus_chunks_fts(corpus_chunks_fts) VALUES ('optimize')`); err != nil {
-		return err
-	}
+// CheckpointWAL copies the WAL into the database and truncates it, so a
+// bulk ingest does not leave a WAL as big as what it wrote. (Merging all
+// FTS segments with 'optimize' here was measured: it cost 15–25% of ingest
+// time and changed query time at 100k chunks by nothing measurable, since
+// automerge keeps the segment count low.)
+func (s *Store) CheckpointWAL(ctx context.Context) error {
 	_, err := s.db.ExecContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`)
 	return err
 }

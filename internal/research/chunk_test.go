@@ -3,6 +3,7 @@ package research
 import (
 	"strings"
 	"testing"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -125,5 +126,37 @@ func FuzzChunker(f *testing.F) {
 			return
 		}
 		checkSpans(t, text, c, spans)
+	})
+}
+
+// collapseSpaceRef is the plain rune loop CollapseSpace must agree with.
+func collapseSpaceRef(s string) string {
+	var b strings.Builder
+	space := false
+	for _, r := range s {
+		if unicode.IsSpace(r) {
+			space = b.Len() > 0
+			continue
+		}
+		if r == utf8.RuneError {
+			continue
+		}
+		if space {
+			b.WriteByte(' ')
+			space = false
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+func FuzzCollapseSpace(f *testing.F) {
+	for _, s := range []string{"", "  a \t b\n\nc  ", "caf\xe9 \u00a0x\u2003y\u0085z", "\ufffd a", "x\x00\x7f y", "日本 語\r\n"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := CollapseSpace(s), collapseSpaceRef(s); got != want {
+			t.Fatalf("CollapseSpace(%q) = %q, want %q", s, got, want)
+		}
 	})
 }

@@ -200,7 +200,7 @@ func headingScore(t string, i int, lines []string, toc map[string]bool) float64 
 	if reRoman.MatchString(t) || strings.Contains(t, ";") || reDotLeader.MatchString(t) {
 		return 0 // roman numerals, clauses, and TOC entries with dot leaders
 	}
-	if reStat.MatchString(t) && len(words) <= 3 {
+	if len(words) <= 3 && reStat.MatchString(t) {
 		return 0
 	}
 	if strings.Count(t, ",") >= 3 {
@@ -228,7 +228,7 @@ func headingScore(t string, i int, lines []string, toc map[string]bool) float64 
 	}
 	// Papers and reports set their standard sections as short lines of
 	// their own, often without blank lines around them in PDF text.
-	if paperSections[strings.TrimSpace(reNumberPrefix.ReplaceAllString(normTitle(t), ""))] {
+	if len(words) <= 5 && paperSections[strings.TrimSpace(reNumberPrefix.ReplaceAllString(normTitle(t), ""))] {
 		s += 0.3
 	}
 	if reNumbered.MatchString(t) && len(words) <= 14 {
@@ -281,7 +281,7 @@ func headingScore(t string, i int, lines []string, toc map[string]bool) float64 
 	case before || after:
 		s += 0.1
 	}
-	if toc[normTitle(t)] {
+	if len(toc) > 0 && toc[normTitle(t)] {
 		s += 0.2
 	}
 	return min(s, 1.0)

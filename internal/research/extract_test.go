@@ -221,11 +221,34 @@ func TestPDFRunningHeadsAndTitle(t *testing.T) {
 	if !strings.Contains(doc.Text, "Body text of section 3") || doc.Title != "rfc9999" {
 		t.Fatalf("title %q text %q", doc.Title, doc.Text)
 	}
+	for i := 1; i < 5; i++ { // pages in order
+		if strings.Index(doc.Text, "section "+itoa(i)+" line 0") > strings.Index(doc.Text, "section "+itoa(i+1)+" line 0") {
+			t.Fatalf("page %d after page %d: %q", i, i+1, doc.Text)
+		}
+	}
 	doc, err = Extract("paper.pdf", makePDF(t, [][]string{{"The light box offers a training-", "free method for mice."}}))
 	if err != nil || !strings.Contains(doc.Text, "a training-free method") {
 		t.Fatalf("line-end hyphen not rejoined: %q (%v)", doc.Text, err)
 	}
 	if got := TextSections("Contents\n\n1. Intro ........ 3\n\nBody\n\n2. Next .......... 9\n"); len(got) != 1 {
 		t.Fatalf("dot-leader TOC lines became sections: %+v", got)
+	}
+}
+
+func TestJoinLineHyphens(t *testing.T) {
+	for in, want := range map[string]string{
+		"a training-\nfree method":      "a training-free method",
+		"a training- \n  free method":   "a training-free method",
+		"co-\noperate and re-\n\tenter": "co-operate and re-enter",
+		"see RFC-\nSection 4":           "see RFC-\nSection 4", // capital: a new sentence or a name
+		"range 1-\n2":                   "range 1-\n2",
+		"item\n- bullet\n- next":        "item\n- bullet\n- next",
+		"-\nx":                          "-\nx",
+		"naïve-\nété":                   "naïve-été",
+		"no hyphen here\nat all":        "no hyphen here\nat all",
+	} {
+		if got := joinLineHyphens(in); got != want {
+			t.Errorf("joinLineHyphens(%q) = %q, want %q", in, got, want)
+		}
 	}
 }

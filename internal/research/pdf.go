@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/ledongthuc/pdf"
 )
@@ -55,11 +57,7 @@ func parsePDF(data []byte) (*Document, error) {
 		return nil, skipf("encrypted PDF (password protected)")
 	}
 	var pages []string
-	for i := 1; i <= r.NumPage(); i++ {
-		p := r.Page(i)
-		if p.V.IsNull() {
-			continue
-		}
+	for _, p := range pdfPages(r) {
 		var b strings.Builder
 		pageText(&b, p)
 		pages = append(pages, strings.ReplaceAll(b.String(), "\uFFFD", ""))
@@ -68,7 +66,7 @@ func parsePDF(data []byte) (*Document, error) {
 	// A word broken at the line end ("training-" / "free") is rejoined
 	// with its hyphen: without a dictionary the hyphen cannot be told from
 	// a soft one, and keeping it never glues two words together.
-	text = reLineHyphen.ReplaceAllString(text, "$1-$2")
+	text = joinLineHyphens(text)
 	if strings.TrimSpace(text) == "" {
 		return nil, skipf("PDF has no extractable text (scanned images?)")
 	}
@@ -90,8 +88,71 @@ func parsePDF(data []byte) (*Document, error) {
 	return doc, nil
 }
 
-// reLineHyphen matches a hyphen ending a line before a lower-case word.
-var reLineHyphen = regexp.MustCompile(`(\pL)-[ \t]*\n[ \t]*(\p{Ll})`)
+// pdfPages lists the pages in document order with one walk of the page
+// tree (the library's Page(i) walks it again for every page: quadratic on
+// long documents). Depth and count are bounded, so a page tree with a
+// cycle cannot loop forever.
+func pdfPages(r *pdf.Reader) []pdf.Page {
+	var out []pdf.Page
+	limit := r.NumPage()
+	var walk func(node pdf.Value, depth int)
+	walk = func(node pdf.Value, depth int) {
+		kids := node.Key("Kids")
+		for i := 0; i < kids.Len() && len(out) < limit; i++ {
+			kid := kids.Index(i)
+			switch kid.Key("Type").Name() {
+			case "Pages":
+				if depth < 32 {
+					walk(kid, depth+1)
+				}
+			case "Page":
+				out = append(out, pdf.Page{V: kid})
+			}
+		}
+	}
+	walk(r.Trailer().Key("Root").Key("Pages"), 0)
+	return out
+}
+
+// joinLineHyphens removes the line break after a hyphen that ends a line
+// between a letter and a lower-case letter ("training-\nfree" becomes
+// "training-free"); spaces and tabs around the break go too.
+func joinLineHyphens(text string) string {
+	if !strings.Contains(text, "-") {
+		return text
+	}
+	var b strings.Builder
+	b.Grow(len(text))
+	last := 0
+	for i := 0; i < len(text); i++ {
+		if text[i] != '\n' {
+			continue
+		}
+		h := i - 1
+		for h >= 0 && (text[h] == ' ' || text[h] == '\t') {
+			h--
+		}
+		if h < 1 || text[h] != '-' {
+			continue
+		}
+		before, _ := utf8.DecodeLastRuneInString(text[:h])
+		n := i + 1
+		for n < len(text) && (text[n] == ' ' || text[n] == '\t') {
+			n++
+		}
+		after, _ := utf8.DecodeRuneInString(text[n:])
+		if !unicode.IsLetter(before) || !unicode.IsLower(after) {
+			continue
+		}
+		b.WriteString(text[last : h+1])
+		last = n
+	}
+	if last == 0 {
+		return text
+	}
+	b.WriteString(text[last:])
+	return b.String()
+}
 
 // reDigits normalises page numbers in running heads and feet.
 var reDigits = regexp.MustCompile(`\d+`)

@@ -8,8 +8,9 @@ import (
 // Reindex embeds every chunk lacking a vector in the active space, from
 // the stored text, in batches of one transaction each, then drops the
 // vectors of every other space. A stale space (canary mismatch) is rebuilt
-// from scratch.
-func Reindex(ctx context.Context, ix *Index, progress func(done int)) (int, error) {
+// from scratch. progress gets the chunks embedded so far and how many
+// needed it.
+func Reindex(ctx context.Context, ix *Index, progress func(done, total int)) (int, error) {
 	err := ix.Open(ctx)
 	var stale *StaleSpaceError
 	if errors.As(err, &stale) {
@@ -27,6 +28,11 @@ func Reindex(ctx context.Context, ix *Index, progress func(done int)) (int, erro
 	if err := ix.St.DropOtherSpaces(ctx, ix.fp); err != nil {
 		return 0, err
 	}
+	chunks, vectors, err := ix.St.CorpusCounts(ctx, ix.fp)
+	if err != nil {
+		return 0, err
+	}
+	total := max(0, chunks-vectors)
 	done := 0
 	for {
 		chunks, err := ix.St.ChunksMissingVectors(ctx, ix.fp, 256)
@@ -50,7 +56,7 @@ func Reindex(ctx context.Context, ix *Index, progress func(done int)) (int, erro
 		}
 		done += len(chunks)
 		if progress != nil {
-			progress(done)
+			progress(done, max(total, done))
 		}
 	}
 	ix.Missing = 0

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/askygo/asky/internal/cli/cmdutil"
 	"github.com/askygo/asky/internal/config"
@@ -303,5 +304,26 @@ func TestReindexAfterEmbedderChange(t *testing.T) {
 	err := e2.run(t, "query", "pager")
 	if err == nil || !strings.Contains(err.Error(), "unreachable") {
 		t.Fatalf("an unreachable embedder must fail clearly: %v", err)
+	}
+}
+
+func TestProgressBar(t *testing.T) {
+	var b strings.Builder
+	p := &progressBar{w: &b}
+	p.draw(25, 100, 10*time.Second, "25/100 chunks")
+	if got := b.String(); !strings.Contains(got, "[======                  ] 25/100 chunks  ETA 30s") {
+		t.Fatalf("bar %q", got)
+	}
+	p.draw(50, 100, 20*time.Second, "50/100 chunks") // within 100 ms: skipped
+	if strings.Contains(b.String(), "50/100") {
+		t.Fatal("redrawn within 100 ms")
+	}
+	p.draw(100, 100, 40*time.Second, "100/100 chunks") // the end is always drawn
+	if !strings.HasSuffix(b.String(), "[========================] 100/100 chunks  ETA 0s") {
+		t.Fatalf("final bar %q", b.String())
+	}
+	p.clear()
+	if !strings.HasSuffix(b.String(), "\r") {
+		t.Fatal("not cleared")
 	}
 }

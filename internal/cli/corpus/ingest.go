@@ -141,26 +141,28 @@ type progressBar struct {
 }
 
 func (p *progressBar) update(pr research.Progress) {
-	if time.Since(p.last) < 100*time.Millisecond && pr.Files < pr.TotalFiles {
+	p.draw(int(pr.Bytes), int(pr.TotalBytes), pr.Elapsed, fmt.Sprintf("%d/%d files  %.1f/%.1f MB  %d chunks",
+		pr.Files, pr.TotalFiles, float64(pr.Bytes)/1e6, float64(pr.TotalBytes)/1e6, pr.Chunks))
+}
+
+// draw redraws the bar for done of total units with an ETA extrapolated
+// from the elapsed time, at most every 100 ms (and always at the end).
+func (p *progressBar) draw(done, total int, elapsed time.Duration, counts string) {
+	if time.Since(p.last) < 100*time.Millisecond && done < total {
 		return
 	}
 	p.last = time.Now()
 	eta := "?"
-	if pr.Bytes > 0 && pr.TotalBytes > pr.Bytes {
-		rem := time.Duration(float64(pr.Elapsed) * float64(pr.TotalBytes-pr.Bytes) / float64(pr.Bytes))
-		eta = rem.Round(time.Second).String()
-	} else if pr.Bytes >= pr.TotalBytes {
+	if done > 0 && total > done {
+		eta = time.Duration(float64(elapsed) * float64(total-done) / float64(done)).Round(time.Second).String()
+	} else if done >= total {
 		eta = "0s"
 	}
-	width := 24
-	done := 0
-	if pr.TotalBytes > 0 {
-		done = int(float64(width) * float64(pr.Bytes) / float64(pr.TotalBytes))
+	width, filled := 24, 0
+	if total > 0 {
+		filled = min(width, int(float64(width)*float64(done)/float64(total)))
 	}
-	done = min(done, width)
-	line := fmt.Sprintf("\r[%s%s] %d/%d files  %.1f/%.1f MB  %d chunks  ETA %s",
-		strings.Repeat("=", done), strings.Repeat(" ", width-done), pr.Files, pr.TotalFiles,
-		float64(pr.Bytes)/1e6, float64(pr.TotalBytes)/1e6, pr.Chunks, eta)
+	line := fmt.Sprintf("\r[%s%s] %s  ETA %s", strings.Repeat("=", filled), strings.Repeat(" ", width-filled), counts, eta)
 	p.n = len(line)
 	fmt.Fprint(p.w, line)
 }

@@ -3,6 +3,7 @@ package corpus
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/MakeNowJust/heredoc"
 	"github.com/spf13/cobra"
@@ -49,13 +50,18 @@ func reindexRun(ctx context.Context, opts *ReindexOptions) error {
 	if err != nil {
 		return err
 	}
-	n, err := research.Reindex(ctx, ix, func(done int) {
-		if opts.IO.IsStderrTTY() {
-			fmt.Fprintf(opts.IO.ErrOut, "\rembedded %d chunks", done)
+	var bar *progressBar
+	if opts.IO.IsStderrTTY() {
+		bar = &progressBar{w: opts.IO.ErrOut}
+	}
+	start := time.Now()
+	n, err := research.Reindex(ctx, ix, func(done, total int) {
+		if bar != nil {
+			bar.draw(done, total, time.Since(start), fmt.Sprintf("%d/%d chunks", done, total))
 		}
 	})
-	if opts.IO.IsStderrTTY() && n > 0 {
-		fmt.Fprintln(opts.IO.ErrOut)
+	if bar != nil {
+		bar.clear()
 	}
 	if err != nil {
 		return err

@@ -17,6 +17,7 @@ import (
 	"github.com/askygo/asky/internal/config"
 	"github.com/askygo/asky/internal/iostreams"
 	"github.com/askygo/asky/internal/llm"
+	"github.com/askygo/asky/internal/research"
 	"github.com/askygo/asky/internal/store"
 )
 
@@ -79,6 +80,7 @@ func classify(err error) (int, string) {
 		mk   *config.MissingKeyError
 		pe   *config.ParseError
 		le   *llm.Error
+		emb  *research.EmbedderError
 		hint cmdutil.Hinter
 	)
 	switch {
@@ -94,6 +96,10 @@ func classify(err error) (int, string) {
 		return cmdutil.ExitNoModel, "export the variable, or set api_key_env / api_key_cmd for [api." + mk.API + "]; check with `asky config doctor`"
 	case errors.As(err, &pe):
 		return cmdutil.ExitError, "fix the file and run `asky config doctor`"
+	case errors.As(err, &emb):
+		// Before the llm case: an embedder failure wraps a provider error,
+		// but the fix is in [research.embedding], not the chat model.
+		return cmdutil.ExitError, emb.Hint()
 	case errors.As(err, &le):
 		return llmExit(le)
 	case errors.As(err, &hint):

@@ -153,3 +153,19 @@ func TestUnknownToolOffIsUsageError(t *testing.T) {
 		t.Fatalf("exit %d, want 2\n%s", code, errOut)
 	}
 }
+
+// An unreachable embedder is a research configuration problem: exit 1 and
+// a hint about [research.embedding], not the chat model's exit 3.
+func TestUnreachableEmbedderHint(t *testing.T) {
+	f, _, _, errOut := testFactory(t, nil)
+	cfg := "[research.embedding]\nprovider = \"ollama\"\nmodel = \"m\"\nbase_url = \"http://127.0.0.1:1\"\n"
+	if err := os.WriteFile(filepath.Join(f.Getenv("ASKY_HOME"), "config.toml"), []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if code := Run([]string{"corpus", "query", "pager"}, f); code != cmdutil.ExitError {
+		t.Fatalf("exit %d, want 1\n%s", code, errOut)
+	}
+	if !strings.Contains(errOut.String(), "unreachable") || !strings.Contains(errOut.String(), "hint: check [research.embedding]") {
+		t.Fatalf("stderr:\n%s", errOut)
+	}
+}

@@ -38,6 +38,10 @@ const (
 // jitter, honouring Retry-After. A call that already streamed output is
 // never repeated: the user has seen it.
 func WithRetry(c Client, p RetryPolicy) Client {
+	return &retrying{c: c, p: p.withDefaults()}
+}
+
+func (p RetryPolicy) withDefaults() RetryPolicy {
 	if p.Sleep == nil {
 		p.Sleep = sleepCtx
 	}
@@ -50,7 +54,7 @@ func WithRetry(c Client, p RetryPolicy) Client {
 	if p.Max < p.Initial {
 		p.Max = p.Initial
 	}
-	return &retrying{c: c, p: p}
+	return p
 }
 
 type retrying struct {
@@ -59,46 +63,63 @@ type retrying struct {
 }
 
 func (r *retrying) Chat(ctx context.Context, req Request, onDelta func(Delta)) (*Response, error) {
+	var resp *Response
+	err := r.p.Do(ctx, func() (err error) {
+		resp, err = r.c.Chat(ctx, req, onDelta)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return resp, nil
+}
+
+// Do runs call, repeating it while it fails with a retryable *Error (rate
+// limit, server error, dropped connection) up to MaxRetries times, with
+// the policy's backoff. Other errors are returned at once. Any provider
+// call (chat, embeddings) retries the same way through it.
+func (p RetryPolicy) Do(ctx context.Context, call func() error) error {
+	p = p.withDefaults()
 	unreachable := 0
 	for attempt := 1; ; attempt++ {
-		resp, err := r.c.Chat(ctx, req, onDelta)
+		err := call()
 		if err == nil {
-			return resp, nil
+			return nil
 		}
 		var le *Error
-		if !errors.As(err, &le) || !le.Retryable() || attempt > r.p.MaxRetries || ctx.Err() != nil {
-			return nil, err
+		if !errors.As(err, &le) || !le.Retryable() || attempt > p.MaxRetries || ctx.Err() != nil {
+			return err
 		}
-		wait := r.backoff(attempt, le)
+		wait := p.backoff(attempt, le)
 		if le.Kind == KindUnreachable {
 			if unreachable++; unreachable > unreachableRetries {
-				return nil, err
+				return err
 			}
 			wait = min(wait, unreachableWait)
 		}
-		if r.p.OnRetry != nil {
-			r.p.OnRetry(attempt, wait, err)
+		if p.OnRetry != nil {
+			p.OnRetry(attempt, wait, err)
 		}
-		if serr := r.p.Sleep(ctx, wait); serr != nil {
+		if serr := p.Sleep(ctx, wait); serr != nil {
 			// Interrupted while waiting: report the interruption (exit 130),
 			// keeping the error that caused the wait.
-			return nil, fmt.Errorf("%w (while waiting to retry: %v)", serr, err)
+			return fmt.Errorf("%w (while waiting to retry: %v)", serr, err)
 		}
 	}
 }
 
 // backoff is Retry-After when the server sent one, else Initial·2^(n-1)
 // with "equal jitter" (between half and all of it); both capped at Max.
-func (r *retrying) backoff(attempt int, le *Error) time.Duration {
+func (p RetryPolicy) backoff(attempt int, le *Error) time.Duration {
 	if le.RetryAfter > 0 {
-		return min(le.RetryAfter, r.p.Max)
+		return min(le.RetryAfter, p.Max)
 	}
-	d := r.p.Initial
-	for i := 1; i < attempt && d < r.p.Max; i++ {
+	d := p.Initial
+	for i := 1; i < attempt && d < p.Max; i++ {
 		d *= 2
 	}
-	d = min(d, r.p.Max)
-	return d/2 + time.Duration(r.p.Jitter()*float64(d/2))
+	d = min(d, p.Max)
+	return d/2 + time.Duration(p.Jitter()*float64(d/2))
 }
 
 func sleepCtx(ctx context.Context, d time.Duration) error {

@@ -92,9 +92,9 @@ func TestRetryCanceledWhileWaiting(t *testing.T) {
 }
 
 func TestJitterRange(t *testing.T) {
-	r := &retrying{p: RetryPolicy{Initial: time.Second, Max: 8 * time.Second, Jitter: func() float64 { return 0.999 }}}
+	p := RetryPolicy{Initial: time.Second, Max: 8 * time.Second, Jitter: func() float64 { return 0.999 }}
 	for attempt, max := range map[int]time.Duration{1: time.Second, 2: 2 * time.Second, 3: 4 * time.Second, 6: 8 * time.Second} {
-		d := r.backoff(attempt, &Error{Kind: KindServer})
+		d := p.backoff(attempt, &Error{Kind: KindServer})
 		if d < max/2 || d > max {
 			t.Errorf("attempt %d: %v outside [%v, %v]", attempt, d, max/2, max)
 		}

@@ -1,20 +1,21 @@
 package research
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/askygo/asky/internal/config"
+	"github.com/askygo/asky/internal/llm"
+	"github.com/askygo/asky/internal/llm/wire"
 )
 
 // ChunkerVersion is part of every embedder fingerprint: a chunking change
@@ -62,6 +63,12 @@ type Embedder interface {
 // is used, to detect a model changed behind the same name.
 const CanaryText = "asky embedding canary: the quick brown fox reads the manual on hybrid retrieval."
 
+// embedRetry is the retry policy of provider embedders: a long ingest or
+// reindex should ride out a rate limit or a restarting server.
+func embedRetry() llm.RetryPolicy {
+	return llm.RetryPolicy{MaxRetries: 4, Initial: time.Second, Max: 30 * time.Second}
+}
+
 // NewEmbedder builds the configured embedder. hc is the plain client for
 // configured endpoints; getenv resolves api_key_env.
 func NewEmbedder(e config.Embedding, hc *http.Client, getenv func(string) string) (Embedder, error) {
@@ -83,7 +90,7 @@ func NewEmbedder(e config.Embedding, hc *http.Client, getenv func(string) string
 		if e.APIKeyEnv != "" && getenv != nil {
 			key = getenv(e.APIKeyEnv)
 		}
-		return &httpEmbedder{kind: "openai", base: base, key: key, cfg: e, hc: hc}, nil
+		return &httpEmbedder{kind: "openai", base: base, key: key, cfg: e, hc: hc, Retry: embedRetry()}, nil
 	case "ollama":
 		if e.Model == "" {
 			return nil, errors.New("research.embedding.model is required for provider ollama")
@@ -93,23 +100,37 @@ func NewEmbedder(e config.Embedding, hc *http.Client, getenv func(string) string
 			base = "http://localhost:11434"
 		}
 		base = strings.TrimSuffix(base, "/api")
-		return &httpEmbedder{kind: "ollama", base: base, cfg: e, hc: hc}, nil
+		return &httpEmbedder{kind: "ollama", base: base, cfg: e, hc: hc, Retry: embedRetry()}, nil
 	}
 	return nil, fmt.Errorf("unknown embedding provider %q (use builtin, openai or ollama)", e.Provider)
 }
 
 // httpEmbedder calls an OpenAI-compatible /embeddings or Ollama /api/embed
-// endpoint with batches of inputs.
+// endpoint with batches of inputs, several batches in flight, retrying
+// rate limits and server errors like chat calls do.
 type httpEmbedder struct {
 	kind string
 	base string
 	key  string
 	cfg  config.Embedding
 	hc   *http.Client
-	dim  int
+	// Retry repeats rate-limited and failed calls (tests shorten it).
+	Retry llm.RetryPolicy
+
+	once sync.Once
+	ep   *wire.Endpoint
+
+	mu  sync.Mutex
+	dim int // learnt from the first answer; every later one must match
 }
 
+// embedInFlight bounds concurrent batch requests: enough to hide a remote
+// API's latency, few enough not to trip its rate limit.
+const embedInFlight = 4
+
 func (h *httpEmbedder) Spec() Spec {
+	h.mu.Lock()
+	defer h.mu.Unlock()
 	return Spec{Provider: h.kind, Model: h.cfg.Model, BaseURL: h.base, Dim: h.dim, Dimensions: h.cfg.Dimensions,
 		DocumentPrefix: h.cfg.DocumentPrefix, QueryPrefix: h.cfg.QueryPrefix, Normalized: true}
 }
@@ -119,18 +140,39 @@ func (h *httpEmbedder) EmbedDocuments(ctx context.Context, texts []string) ([][]
 	if batch <= 0 {
 		batch = 32
 	}
-	out := make([][]float32, 0, len(texts))
+	out := make([][]float32, len(texts))
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	sem := make(chan struct{}, embedInFlight)
+	var wg sync.WaitGroup
 	for i := 0; i < len(texts); i += batch {
 		j := min(i+batch, len(texts))
 		in := make([]string, j-i)
 		for k := range in {
 			in[k] = h.cfg.DocumentPrefix + texts[i+k]
 		}
-		vs, err := h.call(ctx, in)
-		if err != nil {
-			return nil, err
+		select {
+		case sem <- struct{}{}:
+		case <-ctx.Done():
 		}
-		out = append(out, vs...)
+		if ctx.Err() != nil {
+			break
+		}
+		wg.Add(1)
+		go func(i int, in []string) {
+			defer wg.Done()
+			defer func() { <-sem }()
+			vs, err := h.call(ctx, in)
+			if err != nil {
+				cancel(err)
+				return
+			}
+			copy(out[i:], vs)
+		}(i, in)
+	}
+	wg.Wait()
+	if err := context.Cause(ctx); err != nil {
+		return nil, err
 	}
 	return out, nil
 }
@@ -143,44 +185,48 @@ func (h *httpEmbedder) EmbedQuery(ctx context.Context, text string) ([]float32, 
 	return vs[0], nil
 }
 
+func (h *httpEmbedder) endpoint() *wire.Endpoint {
+	h.once.Do(func() {
+		h.ep = &wire.Endpoint{Name: h.kind + " embeddings", BaseURL: h.base, HTTP: h.hc, Secret: h.key, Timeout: 120 * time.Second}
+		if h.key != "" {
+			h.ep.Headers = map[string]string{"Authorization": "Bearer " + h.key}
+		}
+	})
+	return h.ep
+}
+
+// call embeds one batch, retrying transient failures.
 func (h *httpEmbedder) call(ctx context.Context, inputs []string) ([][]float32, error) {
-	var url string
+	var vs [][]float32
+	err := h.Retry.Do(ctx, func() (err error) {
+		vs, err = h.callOnce(ctx, inputs)
+		return err
+	})
+	return vs, err
+}
+
+func (h *httpEmbedder) callOnce(ctx context.Context, inputs []string) ([][]float32, error) {
+	path := "/embeddings"
 	body := map[string]any{"model": h.cfg.Model, "input": inputs}
 	if h.cfg.Dimensions > 0 {
 		body["dimensions"] = h.cfg.Dimensions
 	}
 	if h.kind == "ollama" {
-		url = h.base + "/api/embed"
+		path = "/api/embed"
 		body["truncate"] = false // the default silently cuts long chunks
-	} else {
-		url = h.base + "/embeddings"
 	}
-	b, _ := json.Marshal(body)
-	ctx, cancel := context.WithTimeout(ctx, 120*time.Second)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(b))
+	ep := h.endpoint()
+	st, err := ep.Post(ctx, path, body)
 	if err != nil {
 		return nil, err
 	}
-	req.Header.Set("Content-Type", "application/json")
-	if h.key != "" {
-		req.Header.Set("Authorization", "Bearer "+h.key)
-	}
-	hc := h.hc
-	if hc == nil {
-		hc = http.DefaultClient
-	}
-	resp, err := hc.Do(req)
-	if err != nil {
-		return nil, fmt.Errorf("embedding endpoint %s unreachable: %w", h.base, err)
-	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(io.LimitReader(resp.Body, 256<<20))
+	defer st.Close()
+	raw, err := st.ReadAll()
 	if err != nil {
 		return nil, err
 	}
-	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("embedding endpoint %s: HTTP %d: %s", url, resp.StatusCode, firstN(string(raw), 200))
+	bad := func(format string, args ...any) error {
+		return ep.Errorf(llm.KindBadResponse, false, format, args...)
 	}
 	var vs [][]float32
 	if h.kind == "ollama" {
@@ -188,7 +234,7 @@ func (h *httpEmbedder) call(ctx context.Context, inputs []string) ([][]float32, 
 			Embeddings [][]float32 `json:"embeddings"`
 		}
 		if err := json.Unmarshal(raw, &r); err != nil {
-			return nil, fmt.Errorf("embedding endpoint %s: bad JSON: %w", url, err)
+			return nil, bad("bad JSON: %v", err)
 		}
 		vs = r.Embeddings
 	} else {
@@ -199,7 +245,7 @@ func (h *httpEmbedder) call(ctx context.Context, inputs []string) ([][]float32, 
 			} `json:"data"`
 		}
 		if err := json.Unmarshal(raw, &r); err != nil {
-			return nil, fmt.Errorf("embedding endpoint %s: bad JSON: %w", url, err)
+			return nil, bad("bad JSON: %v", err)
 		}
 		vs = make([][]float32, len(r.Data))
 		for i, d := range r.Data {
@@ -211,20 +257,22 @@ func (h *httpEmbedder) call(ctx context.Context, inputs []string) ([][]float32, 
 		}
 	}
 	if len(vs) != len(inputs) {
-		return nil, fmt.Errorf("embedding endpoint %s returned %d vectors for %d inputs", url, len(vs), len(inputs))
+		return nil, bad("%d vectors for %d inputs", len(vs), len(inputs))
 	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
 	for _, v := range vs {
 		if len(v) == 0 {
-			return nil, fmt.Errorf("embedding endpoint %s returned an empty vector", url)
+			return nil, bad("an empty vector")
 		}
 		if h.dim == 0 {
 			h.dim = len(v)
 		}
 		if len(v) != h.dim {
-			return nil, fmt.Errorf("embedding endpoint %s returned %d dimensions, expected %d", url, len(v), h.dim)
+			return nil, bad("%d dimensions, expected %d", len(v), h.dim)
 		}
 		if !normalize(v) {
-			return nil, fmt.Errorf("embedding endpoint %s returned a zero or NaN vector", url)
+			return nil, bad("a zero or NaN vector")
 		}
 	}
 	return vs, nil
@@ -262,11 +310,4 @@ func Cosine(a, b []float32) float32 {
 		s += a[i] * b[i]
 	}
 	return s
-}
-
-func firstN(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "…"
 }

@@ -8,8 +8,10 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/askygo/asky/internal/config"
+	"github.com/askygo/asky/internal/llm"
 )
 
 // fakeEmbedServer serves OpenAI /embeddings and Ollama /api/embed with
@@ -74,7 +76,10 @@ func TestOpenAIEmbedderBatches(t *testing.T) {
 	if len(*reqs) != 2 {
 		t.Fatalf("%d requests, want 2 batches", len(*reqs))
 	}
-	first := (*reqs)[0]
+	first := (*reqs)[0] // batches run concurrently: find the first one
+	if first["input"].([]any)[0] != "doc: a" {
+		first = (*reqs)[1]
+	}
 	if first["_auth"] != "Bearer secret" || first["input"].([]any)[0] != "doc: a" {
 		t.Fatalf("request %v", first)
 	}
@@ -133,5 +138,78 @@ func TestEmbedderErrors(t *testing.T) {
 		if _, err := NewEmbedder(c, nil, nil); err == nil {
 			t.Fatalf("%+v accepted", c)
 		}
+	}
+}
+
+// Batches run a few at a time and come back in input order; rate limits
+// and server errors are retried, a bad key is not (and never printed).
+func TestEmbedderRetriesAndParallelBatches(t *testing.T) {
+	var mu sync.Mutex
+	var calls, inFlight, maxInFlight int
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		calls++
+		n := calls
+		inFlight++
+		maxInFlight = max(maxInFlight, inFlight)
+		mu.Unlock()
+		defer func() { mu.Lock(); inFlight--; mu.Unlock() }()
+		if r.Header.Get("Authorization") == "Bearer bad-key" {
+			http.Error(w, `{"error": {"message": "invalid key bad-key"}}`, http.StatusUnauthorized)
+			return
+		}
+		switch n {
+		case 1:
+			w.Header().Set("Retry-After", "0")
+			http.Error(w, "slow down", http.StatusTooManyRequests)
+			return
+		case 2:
+			http.Error(w, "overloaded", http.StatusServiceUnavailable)
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+		var body struct{ Input []string }
+		json.NewDecoder(r.Body).Decode(&body)
+		var data []map[string]any
+		for i, in := range body.Input {
+			v := make([]float32, 64)
+			v[len(in)%64] = 1
+			data = append(data, map[string]any{"index": i, "embedding": v})
+		}
+		json.NewEncoder(w).Encode(map[string]any{"data": data})
+	}))
+	defer srv.Close()
+	newEmb := func(key string) *httpEmbedder {
+		e, err := NewEmbedder(config.Embedding{Provider: "openai", Model: "m", BaseURL: srv.URL, APIKeyEnv: "K", BatchSize: 2},
+			srv.Client(), func(string) string { return key })
+		if err != nil {
+			t.Fatal(err)
+		}
+		h := e.(*httpEmbedder)
+		h.Retry.Sleep = func(context.Context, time.Duration) error { return nil }
+		return h
+	}
+	e := newEmb("good-key")
+	var texts []string
+	for i := 0; i < 40; i++ {
+		texts = append(texts, strings.Repeat("x", i))
+	}
+	vs, err := e.EmbedDocuments(context.Background(), texts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, v := range vs {
+		if v[i%64] != 1 {
+			t.Fatalf("vector %d out of order", i)
+		}
+	}
+	if calls != 20+2 || maxInFlight < 2 || maxInFlight > embedInFlight {
+		t.Fatalf("%d calls (want 20 batches + 2 retried), %d in flight at most (want 2..%d)", calls, maxInFlight, embedInFlight)
+	}
+
+	calls = 10 // past the scripted failures
+	_, err = newEmb("bad-key").EmbedQuery(context.Background(), "x")
+	if err == nil || llm.KindOf(err) != llm.KindAuth || strings.Contains(err.Error(), "bad-key") || calls != 11 {
+		t.Fatalf("bad key: %v after %d calls", err, calls-10)
 	}
 }

@@ -162,11 +162,7 @@ func TestTextSections(t *testing.T) {
 		"II",
 		"x; y; z",
 	}, "\n")
-	var titles []string
-	for _, s := range TextSections(text) {
-		titles = append(titles, s.Title)
-	}
-	got := strings.Join(titles, "|")
+	got := sectionTitles(TextSections(text))
 	if !strings.Contains(got, "INTRODUCTION") || !strings.Contains(got, "Chapter 2 Rollback Procedures") {
 		t.Fatalf("headings missed: %q", got)
 	}
@@ -175,6 +171,15 @@ func TestTextSections(t *testing.T) {
 			t.Fatalf("%q detected as a heading: %q", bad, got)
 		}
 	}
+}
+
+// sectionTitles joins the sections' titles with "|".
+func sectionTitles(secs []Section) string {
+	titles := make([]string, len(secs))
+	for i, s := range secs {
+		titles[i] = s.Title
+	}
+	return strings.Join(titles, "|")
 }
 
 // Papers set their standard sections as bare lines, often with no blank
@@ -193,11 +198,7 @@ func TestTextSectionsPaper(t *testing.T) {
 		"References",
 		"[1] A. Author. Paging. 2020.",
 	}, "\n")
-	var titles []string
-	for _, s := range TextSections(text) {
-		titles = append(titles, s.Title)
-	}
-	if got, want := strings.Join(titles, "|"), "|Abstract|Introduction|Materials and Methods|References"; got != want {
+	if got, want := sectionTitles(TextSections(text)), "|Abstract|Introduction|Materials and Methods|References"; got != want {
 		t.Fatalf("sections %q, want %q", got, want)
 	}
 }

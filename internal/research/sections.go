@@ -317,19 +317,16 @@ func canonical(text string, hs []heading) []heading {
 // e-books often emit the chapter title twice) or not a subsection. Empty
 // parents of subsections stay: they are part of the breadcrumbs.
 func dropEmptyHeadings(text string, hs []heading) []heading {
-	out := hs[:0:0]
+	empty := func(h heading, k int) bool { return k < len(hs) && strings.TrimSpace(text[h.body:hs[k].start]) == "" }
+	out := make([]heading, 0, len(hs))
 	for k := 0; k < len(hs); k++ {
 		h := hs[k]
-		if k+1 < len(hs) && strings.TrimSpace(text[h.body:hs[k+1].start]) == "" {
-			next := hs[k+1]
-			if normTitle(next.title) == normTitle(h.title) {
-				h.body = next.body // keep the first, absorb the repeat
-				hs[k+1] = h
-				continue
-			}
-			if next.level <= h.level && len(out) > 0 {
-				continue // its line joins the previous section
-			}
+		for empty(h, k+1) && normTitle(hs[k+1].title) == normTitle(h.title) {
+			h.body = hs[k+1].body // keep the first, absorb the repeat
+			k++
+		}
+		if empty(h, k+1) && hs[k+1].level <= h.level && len(out) > 0 {
+			continue // its line joins the previous section
 		}
 		out = append(out, h)
 	}

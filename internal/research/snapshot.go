@@ -1,6 +1,7 @@
 package research
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/binary"
@@ -94,27 +95,34 @@ func (ix *Index) writeSnapshot(gen int64, ids []int64, flat []float32) error {
 	if err := os.MkdirAll(ix.SnapshotDir, 0o700); err != nil {
 		return err
 	}
-	var b bytes.Buffer
-	b.Grow(len(snapshotMagic) + 20 + 8*len(ids) + 4*len(flat))
-	b.WriteString(snapshotMagic)
-	if err := binary.Write(&b, binary.LittleEndian, snapHeader{Dim: uint32(ix.spec.Dim), Gen: gen, Count: uint64(len(ids))}); err != nil {
-		return err
-	}
-	var buf [8]byte
-	for _, id := range ids {
-		binary.LittleEndian.PutUint64(buf[:], uint64(id))
-		b.Write(buf[:])
-	}
-	for _, x := range flat {
-		binary.LittleEndian.PutUint32(buf[:4], math.Float32bits(x))
-		b.Write(buf[:4])
-	}
 	tmp, err := os.CreateTemp(ix.SnapshotDir, ".vectors-*.tmp")
 	if err != nil {
 		return err
 	}
 	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(b.Bytes()); err != nil {
+	w := bufio.NewWriterSize(tmp, 1<<20)
+	w.WriteString(snapshotMagic)
+	if err := binary.Write(w, binary.LittleEndian, snapHeader{Dim: uint32(ix.spec.Dim), Gen: gen, Count: uint64(len(ids))}); err != nil {
+		tmp.Close()
+		return err
+	}
+	if nativeLittleEndian() && len(ids) > 0 && len(flat) > 0 {
+		// The in-memory layout is the file layout: write it as it is
+		// (200 MB at 100k × 512 takes a fraction of a second).
+		w.Write(unsafe.Slice((*byte)(unsafe.Pointer(&ids[0])), 8*len(ids)))
+		w.Write(unsafe.Slice((*byte)(unsafe.Pointer(&flat[0])), 4*len(flat)))
+	} else {
+		var buf [8]byte
+		for _, id := range ids {
+			binary.LittleEndian.PutUint64(buf[:], uint64(id))
+			w.Write(buf[:])
+		}
+		for _, x := range flat {
+			binary.LittleEndian.PutUint32(buf[:4], math.Float32bits(x))
+			w.Write(buf[:4])
+		}
+	}
+	if err := w.Flush(); err != nil {
 		tmp.Close()
 		return err
 	}
@@ -142,7 +150,7 @@ func (ix *Index) loadAllVectors(ctx context.Context) ([]int64, []float32, error)
 		ix.mapped = mapped
 		return ids, flat, nil
 	}
-	ids, flat, err := ix.St.CorpusVectors(ctx, ix.fp, ix.spec.Dim, nil)
+	ids, flat, err := ix.St.CorpusVectorsSized(ctx, ix.fp, ix.spec.Dim, count)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -395,6 +395,16 @@ func (s *Store) SourceChunks(ctx context.Context, sourceID int64) ([]CorpusChunk
 // contiguous slice (ids[i] owns flat[i*dim:(i+1)*dim]), optionally limited
 // to some sources. Vectors of another dimension are skipped.
 func (s *Store) CorpusVectors(ctx context.Context, fingerprint string, dim int, sourceIDs []int64) ([]int64, []float32, error) {
+	return s.corpusVectors(ctx, fingerprint, dim, sourceIDs, 1024)
+}
+
+// CorpusVectorsSized is CorpusVectors over the whole space when its size
+// is known: one allocation instead of doubling up to hundreds of MB.
+func (s *Store) CorpusVectorsSized(ctx context.Context, fingerprint string, dim, count int) ([]int64, []float32, error) {
+	return s.corpusVectors(ctx, fingerprint, dim, nil, count)
+}
+
+func (s *Store) corpusVectors(ctx context.Context, fingerprint string, dim int, sourceIDs []int64, sizeHint int) ([]int64, []float32, error) {
 	q := `SELECT chunk_id, vec FROM corpus_vectors WHERE fingerprint = ?`
 	args := []any{fingerprint}
 	if len(sourceIDs) > 0 {
@@ -420,7 +430,8 @@ func (s *Store) CorpusVectors(ctx context.Context, fingerprint string, dim int, 
 			continue
 		}
 		if flat == nil {
-			flat = make([]float32, 0, 1024*dim)
+			ids = make([]int64, 0, max(sizeHint, 1))
+			flat = make([]float32, 0, max(sizeHint, 1)*dim)
 		}
 		ids = append(ids, id)
 		flat = DecodeVectorInto(flat, blob)

@@ -43,6 +43,17 @@ func (s *Status) Set(text string) {
 	}
 }
 
+// Update changes the text of the current activity (a progress count)
+// without restarting its elapsed time.
+func (s *Status) Update(text string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.text == "" {
+		s.started = time.Now()
+	}
+	s.text = text
+}
+
 // Clear erases the line; the spinner reappears on the next tick if text is
 // still set. Callers hold no lock across their own writes, so call Pause
 // instead when writing to the terminal repeatedly.

@@ -125,6 +125,9 @@ const (
 	EventNotice
 	// EventDebug: verbose diagnostics (-v).
 	EventDebug
+	// EventProgress: a transient progress update for the status line
+	// ("reading 12/340 files"); superseded by the next one, never logged.
+	EventProgress
 )
 
 // Event is one progress report. Fields are set according to Kind.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/askygo/asky/internal/cli/cmdutil"
 	"github.com/askygo/asky/internal/config"
@@ -89,6 +90,15 @@ func preloadCorpus(ctx context.Context, cfg *config.Config, ix *research.Index, 
 	in := &research.Ingester{Index: ix, Chunker: research.Chunker{Size: cfg.Research.ChunkSize, Overlap: cfg.Research.ChunkOverlap},
 		Allowed: cfg.Research.AllowedIngestionExtensions}
 	targets, failed := in.Collect(ptr.Paths)
+	var last time.Time
+	in.OnProgress = func(p research.Progress) {
+		if time.Since(last) < 200*time.Millisecond || p.Files == p.TotalFiles {
+			return
+		}
+		last = time.Now()
+		emit(turn.Event{Kind: turn.EventProgress, Text: fmt.Sprintf("reading local documents: %d/%d files, %.1f/%.1f MB",
+			p.Files, p.TotalFiles, float64(p.Bytes)/1e6, float64(p.TotalBytes)/1e6)})
+	}
 	results, err := in.Ingest(ctx, targets)
 	if err != nil {
 		return err

@@ -64,6 +64,10 @@ func (o *output) event(ev turn.Event) {
 			o.errLocked("· " + render.Sanitize(ev.Text))
 		}
 		o.setStatus(ev.Text)
+	case turn.EventProgress:
+		if o.status != nil {
+			o.status.Update(ev.Text)
+		}
 	case turn.EventToolStart:
 		label := ev.Tool
 		if ev.Summary != "" {

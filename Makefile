@@ -31,20 +31,26 @@ demo: build
 	@echo; echo "Next: export OPENAI_API_KEY=… (or run Ollama) and try: bin/asky -r README.md \"what does make demo do?\""
 
 # eval measures retrieval quality on the shared evaluation set, when it is
-# present beside the project (not part of make test). Both corpora share one
-# index; each query file is scored against its own corpus (as the set is
-# defined), then against the whole index.
+# present beside the project (not part of make test). Every corpus a query
+# file names (its "corpus" field) is ingested into one index; each file is
+# scored against its own corpus (as the set is defined), then all files
+# against the whole index.
 EVAL_DIR ?= ../shared/eval
 eval: build
 	@test -d $(EVAL_DIR) || { echo "eval: $(EVAL_DIR) not found, skipping"; exit 0; }; \
 	h=$$(mktemp -d); trap 'rm -rf "$$h"' EXIT; \
-	ASKY_HOME=$$h ./$(BIN) corpus ingest $(EVAL_DIR)/corpus/go-docs $(EVAL_DIR)/corpus/licenses >/dev/null && \
-	for c in go-docs licenses; do \
-		ASKY_HOME=$$h ./$(BIN) corpus eval --source $(EVAL_DIR)/corpus/$$c $(EVAL_DIR)/queries-$$c.jsonl || exit 1; \
+	corpus() { sed -n '1s/.*"corpus": *"\([^"]*\)".*/\1/p' "$$1"; }; \
+	for q in $(EVAL_DIR)/queries-*.jsonl; do \
+		c=$$(corpus $$q); test -n "$$c" && test -d $(EVAL_DIR)/corpus/$$c && echo $(EVAL_DIR)/corpus/$$c; \
+	done | sort -u > $$h/dirs; \
+	ASKY_HOME=$$h ./$(BIN) corpus ingest $$(cat $$h/dirs) >/dev/null || exit 1; \
+	for q in $(EVAL_DIR)/queries-*.jsonl; do \
+		c=$$(corpus $$q); src=""; test -n "$$c" && test -d $(EVAL_DIR)/corpus/$$c && src="--source $(EVAL_DIR)/corpus/$$c"; \
+		ASKY_HOME=$$h ./$(BIN) corpus eval $$src $$q || exit 1; \
 	done | tee $$h/scoped.txt && \
 	awk '/recall@/ {s=$$0; sub(/.*\(/, "", s); sub(/\).*/, "", s); split(s, a, "/"); h+=a[1]; n+=a[2]} END {printf "pooled, each set on its corpus: recall@5 %.3f (%d/%d)\n", h/n, h, n}' $$h/scoped.txt && \
 	echo && echo "== all queries against the whole index" && \
-	ASKY_HOME=$$h ./$(BIN) corpus eval $(EVAL_DIR)/queries-go-docs.jsonl $(EVAL_DIR)/queries-licenses.jsonl | grep -v '^  miss'
+	ASKY_HOME=$$h ./$(BIN) corpus eval $(EVAL_DIR)/queries-*.jsonl | grep -v '^  miss'
 
 bench:
 	$(GO) test -run='^$$' -bench=. -benchmem ./...

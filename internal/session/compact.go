@@ -49,7 +49,7 @@ func (c *Compactor) Maybe(ctx context.Context, sess *store.Session, contextSize 
 	}
 	est := llm.EstimateTokens(sess.CompactedSummary) + llm.EstimateTokens(pending)
 	for _, t := range turns {
-		est += llm.EstimateTokens(t.Query) + llm.EstimateTokens(t.Answer) + 8
+		est += llm.EstimateTokens(t.Query) + llm.EstimateTokens(t.Input) + llm.EstimateTokens(t.Answer) + 8
 	}
 	if est*100 < contextSize*pct {
 		return "", nil

@@ -44,9 +44,18 @@ func SessionMessages(ctx context.Context, st ContextStore, sess *store.Session) 
 			llm.Message{Role: llm.RoleAssistant, Content: "Noted; I will use this summary as context."})
 	}
 	for _, t := range turns {
-		msgs = appendTurn(msgs, t.Query, t.Answer)
+		msgs = appendTurn(msgs, withInput(t.Query, t.Input), t.Answer)
 	}
 	return msgs, nil
+}
+
+// withInput is the question as the model saw it: piped input follows it,
+// so a later "and how do I fix that?" still has the log it is about.
+func withInput(q, input string) string {
+	if input == "" {
+		return q
+	}
+	return q + "\n\n" + input
 }
 
 func appendTurn(msgs []llm.Message, q, a string) []llm.Message {
@@ -122,8 +131,9 @@ func ContinuationMessages(ctx context.Context, st ContextStore, ids []int64, sum
 		if err != nil {
 			return nil, err
 		}
-		q, a := t.Query, t.Answer
+		q, a := withInput(t.Query, t.Input), t.Answer
 		if summaries {
+			q = t.Query // summaries save tokens: piped input stays out
 			qs, as, err := st.TurnSummaries(ctx, id)
 			if err != nil {
 				return nil, err

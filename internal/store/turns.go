@@ -16,7 +16,9 @@ type Turn struct {
 	CreatedAt time.Time
 	Model     string
 	Query     string
-	Answer    string
+	// Input is piped stdin sent with the question (already fenced).
+	Input  string
+	Answer string
 	// Status is "complete", "interrupted" or "error".
 	Status    string
 	Error     string
@@ -80,8 +82,8 @@ func (s *Store) SaveTurn(ctx context.Context, t *Turn) (int64, error) {
 		return 0, s.wrap(err)
 	}
 	defer tx.Rollback()
-	res, err := tx.ExecContext(ctx, `INSERT INTO turns(session_id, created_at, model, query, answer, status, error, elapsed_ms, sources)
-		VALUES(?,?,?,?,?,?,?,?,?)`, nullID(t.SessionID), t.CreatedAt.UTC().Format(time.RFC3339Nano), t.Model, t.Query, t.Answer, t.Status, t.Error, t.ElapsedMS, string(src))
+	res, err := tx.ExecContext(ctx, `INSERT INTO turns(session_id, created_at, model, query, input, answer, status, error, elapsed_ms, sources)
+		VALUES(?,?,?,?,?,?,?,?,?,?)`, nullID(t.SessionID), t.CreatedAt.UTC().Format(time.RFC3339Nano), t.Model, t.Query, t.Input, t.Answer, t.Status, t.Error, t.ElapsedMS, string(src))
 	if err != nil {
 		return 0, fmt.Errorf("save turn: %w", s.wrap(err))
 	}
@@ -187,7 +189,7 @@ func scanValue[T any](r scanner) (T, error) {
 	return v, err
 }
 
-const turnSelect = `SELECT t.id, COALESCE(t.session_id, 0), t.created_at, t.model, t.query, t.answer, t.status, t.error, t.elapsed_ms, t.sources, COALESCE(s.name, '')
+const turnSelect = `SELECT t.id, COALESCE(t.session_id, 0), t.created_at, t.model, t.query, t.input, t.answer, t.status, t.error, t.elapsed_ms, t.sources, COALESCE(s.name, '')
 	FROM turns t LEFT JOIN sessions s ON s.id = t.session_id`
 
 type scanner interface{ Scan(...any) error }
@@ -195,7 +197,7 @@ type scanner interface{ Scan(...any) error }
 func scanTurn(r scanner) (*Turn, error) {
 	var t Turn
 	var created, sources string
-	if err := r.Scan(&t.ID, &t.SessionID, &created, &t.Model, &t.Query, &t.Answer, &t.Status, &t.Error, &t.ElapsedMS, &sources, &t.SessionName); err != nil {
+	if err := r.Scan(&t.ID, &t.SessionID, &created, &t.Model, &t.Query, &t.Input, &t.Answer, &t.Status, &t.Error, &t.ElapsedMS, &sources, &t.SessionName); err != nil {
 		return nil, err
 	}
 	t.CreatedAt, _ = time.Parse(time.RFC3339Nano, created)

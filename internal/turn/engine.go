@@ -341,7 +341,7 @@ func (r *run) persist(ctx context.Context, runErr error) error {
 		return nil
 	}
 	t := &store.Turn{
-		SessionID: r.req.SessionID, CreatedAt: r.start, Query: r.req.Query, Answer: r.res.Answer,
+		SessionID: r.req.SessionID, CreatedAt: r.start, Query: r.req.Query, Input: r.req.Input, Answer: r.res.Answer,
 		ElapsedMS: r.res.Elapsed.Milliseconds(), Messages: r.stored, Calls: r.calls, Status: store.StatusComplete,
 	}
 	if r.req.Model != nil {

@@ -143,6 +143,9 @@ func showTTY(b *strings.Builder, opts *ShowOptions, t *store.Turn, sep bool) {
 	for _, l := range strings.Split(strings.TrimSpace(sanitize(t.Query)), "\n") {
 		b.WriteString(sty.bold("> "+l) + "\n")
 	}
+	if t.Input != "" {
+		b.WriteString(sty.dim(fmt.Sprintf("  (sent with %.1f KB of piped input; --json shows it)", float64(len(t.Input))/1024)) + "\n")
+	}
 	if t.Status == store.StatusError && t.Error != "" {
 		b.WriteString(sty.red("error: "+sanitize(oneLine(t.Error))) + "\n")
 	}
@@ -190,6 +193,7 @@ type showTurn struct {
 	SessionID   int64          `json:"session_id"`
 	SessionName string         `json:"session_name"`
 	Query       string         `json:"query"`
+	Input       string         `json:"input,omitempty"`
 	Answer      string         `json:"answer"`
 	Status      string         `json:"status"`
 	Error       string         `json:"error,omitempty"`
@@ -232,7 +236,7 @@ type message struct {
 
 func toShowTurn(t *store.Turn) showTurn {
 	out := showTurn{ID: t.ID, CreatedAt: t.CreatedAt, Model: t.Model, SessionID: t.SessionID, SessionName: t.SessionName,
-		Query: t.Query, Answer: t.Answer, Status: t.Status, Error: t.Error, ElapsedMS: t.ElapsedMS,
+		Query: t.Query, Input: t.Input, Answer: t.Answer, Status: t.Status, Error: t.Error, ElapsedMS: t.ElapsedMS,
 		Sources: t.Sources, ToolCalls: []toolCall{}, Calls: []llmCall{}, Messages: []message{}}
 	if out.Sources == nil {
 		out.Sources = []store.Source{}

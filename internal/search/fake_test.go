@@ -33,12 +33,12 @@ func newFakeSearch(t *testing.T) *httptest.Server {
 	fault := func(w http.ResponseWriter, r *http.Request, q string) bool {
 		switch q {
 		case "fault:401":
-			http.Error(w, `{"error":"unauthorized"}`, 401)
+			http.Error(w, `{"error":"unauthorized"}`, http.StatusUnauthorized)
 		case "fault:403":
-			http.Error(w, "Forbidden", 403)
+			http.Error(w, "Forbidden", http.StatusForbidden)
 		case "fault:429":
 			w.Header().Set("Retry-After", "7")
-			http.Error(w, "slow down", 429)
+			http.Error(w, "slow down", http.StatusTooManyRequests)
 		case "fault:500":
 			http.Error(w, "<html>oops</html>", 500)
 		case "fault:badjson":
@@ -92,7 +92,7 @@ func newFakeSearch(t *testing.T) *httptest.Server {
 		}
 		json.NewDecoder(r.Body).Decode(&body)
 		if r.Header.Get("Authorization") != "Bearer "+testKey {
-			http.Error(w, "bad key", 401)
+			http.Error(w, "bad key", http.StatusUnauthorized)
 			return
 		}
 		if body.IncludeAnswer == nil || *body.IncludeAnswer || body.MaxResults <= 0 {
@@ -117,7 +117,7 @@ func newFakeSearch(t *testing.T) *httptest.Server {
 		}
 		json.NewDecoder(r.Body).Decode(&body)
 		if r.Header.Get("X-API-KEY") != testKey {
-			http.Error(w, "bad key", 403)
+			http.Error(w, "bad key", http.StatusForbidden)
 			return
 		}
 		if fault(w, r, body.Q) {
@@ -134,7 +134,7 @@ func newFakeSearch(t *testing.T) *httptest.Server {
 	mux.HandleFunc("GET /brave/res/v1/web/search", func(w http.ResponseWriter, r *http.Request) {
 		q := r.URL.Query().Get("q")
 		if r.Header.Get("X-Subscription-Token") != testKey {
-			http.Error(w, "bad key", 401)
+			http.Error(w, "bad key", http.StatusUnauthorized)
 			return
 		}
 		if r.URL.Query().Get("count") == "" {

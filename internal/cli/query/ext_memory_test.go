@@ -181,7 +181,7 @@ func TestMemoryGlobalTrigger(t *testing.T) {
 
 	// Unicode trigger from config; a restatement updates.
 	fx.cfg.Memory.GlobalTriggers = []string{"ГЛОБАЛЬНО:"}
-	_, c, evs = fx.run(t, "глобально: i live in lisbon", 0)
+	_, _, evs = fx.run(t, "глобально: i live in lisbon", 0)
 	if got := eventText(evs, turn.EventNotice); !strings.Contains(got, "updated globally (memory 1)") {
 		t.Errorf("notice = %q", got)
 	}

@@ -307,10 +307,10 @@ func TestIdleSessionPromptsOnlyOnATerminal(t *testing.T) {
 	e.st.CreateSession(ctx, s)
 	later := func() time.Time { return time.Now().Add(time.Hour) }
 	// Not a terminal: no prompt, the session continues.
-	o, _, errOut := e.shell(3, "hi")
+	o, _, _ := e.shell(3, "hi")
 	o.ResumeSession = "old"
 	beginSession(ctx, o, e.cfg)
-	o, _, errOut = e.shell(3, "hi")
+	o, _, errOut := e.shell(3, "hi")
 	o.Now = later
 	sx, _, err := beginSession(ctx, o, e.cfg)
 	if err != nil || sx.sess == nil || strings.Contains(errOut.String(), "idle") {

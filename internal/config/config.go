@@ -179,7 +179,11 @@ type Fetch struct {
 	ConnectTimeout       int      `toml:"connect_timeout"`
 	Timeout              int      `toml:"timeout"`
 	MaxBodyBytes         int64    `toml:"max_body_bytes"`
-	Proxy                string   `toml:"proxy"`
+	// MaxPagesPerTurn and MaxBytesPerTurn bound what one question may
+	// download (cache hits are free); 0 means no limit.
+	MaxPagesPerTurn int    `toml:"max_pages_per_turn"`
+	MaxBytesPerTurn int64  `toml:"max_bytes_per_turn"`
+	Proxy           string `toml:"proxy"`
 }
 
 // Input holds the [input] table.

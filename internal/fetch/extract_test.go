@@ -2,6 +2,7 @@ package fetch
 
 import (
 	"context"
+	"errors"
 	"net/url"
 	"strings"
 	"testing"
@@ -146,6 +147,34 @@ func TestFetcherCachesByNormalizedURL(t *testing.T) {
 	txt, err := f.Get(context.Background(), site.url("/text"))
 	if err != nil || !strings.Contains(txt.Content, "line two") {
 		t.Fatalf("text page: %v %q", err, txt.Content)
+	}
+}
+
+// A question's fetch budget stops network fetches, not cache hits.
+func TestFetcherBudget(t *testing.T) {
+	site := newFakeSite(t)
+	ctx := context.Background()
+	f := &Fetcher{Client: testClient(t), Cache: &memCache{pages: map[string]*Page{}}, TTL: time.Hour, Budget: &Budget{MaxPages: 2}}
+	for _, path := range []string{"/article", "/text"} {
+		if _, err := f.Get(ctx, site.url(path)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, err := f.Get(ctx, site.url("/portal"))
+	var be *BudgetError
+	if !errors.As(err, &be) || be.Pages != 2 || !strings.Contains(err.Error(), "answer with what you have") {
+		t.Fatalf("third page: %v", err)
+	}
+	if p, err := f.Get(ctx, site.url("/article")); err != nil || !p.Cached {
+		t.Fatalf("cached page after the budget: %v", err)
+	}
+	// The byte budget stops the fetch after the one that crossed it.
+	f = &Fetcher{Client: testClient(t), Budget: &Budget{MaxBytes: 1}}
+	if _, err := f.Get(ctx, site.url("/article")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.Get(ctx, site.url("/text")); !errors.As(err, &be) || be.Bytes < 1 {
+		t.Fatalf("byte budget: %v", err)
 	}
 }
 

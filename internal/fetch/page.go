@@ -4,8 +4,10 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"net/url"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -44,6 +46,53 @@ type Fetcher struct {
 	// TTL is how long a cached page is fresh (0 disables the cache).
 	TTL time.Duration
 	Now func() time.Time
+	// Budget bounds the network fetches of one question; nil = none.
+	Budget *Budget
+}
+
+// Budget bounds what one question may download, so a model following
+// links in a loop cannot fetch without end. Pages from the cache are free.
+// It is safe for concurrent use (tools fetch in parallel).
+type Budget struct {
+	MaxPages int   // 0 = no limit
+	MaxBytes int64 // response body bytes; 0 = no limit
+
+	mu    sync.Mutex
+	pages int
+	bytes int64
+}
+
+// BudgetError says the question's fetch budget is used up.
+type BudgetError struct {
+	Pages int
+	Bytes int64
+}
+
+func (e *BudgetError) Error() string {
+	return fmt.Sprintf("fetch budget for this question used up (%d pages, %.1f MB fetched; [fetch] max_pages_per_turn / max_bytes_per_turn): answer with what you have", e.Pages, float64(e.Bytes)/(1<<20))
+}
+
+// take reserves one page, or fails when the budget is spent.
+func (b *Budget) take() error {
+	if b == nil {
+		return nil
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if (b.MaxPages > 0 && b.pages >= b.MaxPages) || (b.MaxBytes > 0 && b.bytes >= b.MaxBytes) {
+		return &BudgetError{Pages: b.pages, Bytes: b.bytes}
+	}
+	b.pages++
+	return nil
+}
+
+func (b *Budget) add(n int) {
+	if b == nil {
+		return
+	}
+	b.mu.Lock()
+	b.bytes += int64(n)
+	b.mu.Unlock()
 }
 
 func (f *Fetcher) now() time.Time {
@@ -65,10 +114,14 @@ func (f *Fetcher) Get(ctx context.Context, rawURL string) (*Page, error) {
 			return p, nil
 		}
 	}
+	if err := f.Budget.take(); err != nil {
+		return nil, err
+	}
 	resp, err := f.Client.Get(ctx, key)
 	if err != nil {
 		return nil, err
 	}
+	f.Budget.add(len(resp.Body))
 	var ex *Extracted
 	if resp.MediaType == "text/html" || resp.MediaType == "application/xhtml+xml" {
 		base, _ := url.Parse(resp.FinalURL)

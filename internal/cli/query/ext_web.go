@@ -26,7 +26,8 @@ func webExtension(ctx context.Context, opts *Options, cfg *config.Config, req *t
 	if err != nil {
 		return cmdutil.WithHint(err, "fix [fetch] in your config (`asky config path` shows where it is)")
 	}
-	pages := &fetch.Fetcher{Client: client, TTL: time.Duration(cfg.Research.CacheTTLHours) * time.Hour, Now: opts.Now}
+	pages := &fetch.Fetcher{Client: client, TTL: time.Duration(cfg.Research.CacheTTLHours) * time.Hour, Now: opts.Now,
+		Budget: &fetch.Budget{MaxPages: cfg.Fetch.MaxPagesPerTurn, MaxBytes: cfg.Fetch.MaxBytesPerTurn}}
 	if opts.Store != nil {
 		pages.Cache = &pageCache{open: opts.Store, ttl: pages.TTL}
 	}

@@ -174,6 +174,22 @@ func (a sourceArgs) targets() ([]target, error) {
 	return out, nil
 }
 
+// targetsOrPreloaded is what a names, or else every preloaded source
+// (with a's section).
+func (env *ResearchEnv) targetsOrPreloaded(a sourceArgs) ([]target, error) {
+	ts, err := a.targets()
+	if err != nil || len(ts) > 0 {
+		return ts, err
+	}
+	for _, id := range env.preloaded() {
+		ts = append(ts, target{id: id, section: a.SectionID})
+	}
+	if len(ts) == 0 {
+		return nil, errors.New("sources is required: give corpus://cache/<id> handles")
+	}
+	return ts, nil
+}
+
 func decode(args json.RawMessage, v any) error {
 	if len(args) == 0 {
 		return nil
@@ -294,17 +310,9 @@ func (env *ResearchEnv) getFullContent(ctx context.Context, raw json.RawMessage)
 	if err := decode(raw, &a); err != nil {
 		return Result{}, err
 	}
-	ts, err := a.targets()
+	ts, err := env.targetsOrPreloaded(a)
 	if err != nil {
 		return Result{}, err
-	}
-	if len(ts) == 0 {
-		for _, id := range env.preloaded() {
-			ts = append(ts, target{id: id, section: a.SectionID})
-		}
-	}
-	if len(ts) == 0 {
-		return Result{}, errors.New("sources is required")
 	}
 	type doc struct {
 		Source    string `json:"source"`
@@ -345,17 +353,9 @@ func (env *ResearchEnv) listSections(ctx context.Context, raw json.RawMessage) (
 	if err := decode(raw, &a); err != nil {
 		return Result{}, err
 	}
-	ts, err := a.targets()
+	ts, err := env.targetsOrPreloaded(a.sourceArgs)
 	if err != nil {
 		return Result{}, err
-	}
-	if len(ts) == 0 {
-		for _, id := range env.preloaded() {
-			ts = append(ts, target{id: id})
-		}
-	}
-	if len(ts) == 0 {
-		return Result{}, errors.New("source is required")
 	}
 	type sec struct {
 		ID    string `json:"id"`

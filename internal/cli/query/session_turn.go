@@ -103,6 +103,21 @@ func beginSession(ctx context.Context, opts *Options, cfg *config.Config) (*sess
 	return sx, false, nil
 }
 
+// createBound creates a session, binds this shell to it and says so
+// ("Created session …" / "Started session …").
+func (sx *sessionTurn) createBound(ctx context.Context, name, verb string) error {
+	s := &store.Session{Name: name}
+	if err := sx.st.CreateSession(ctx, s); err != nil {
+		return err
+	}
+	if err := sx.binding.Set(s.ID); err != nil {
+		return err
+	}
+	sx.sess = s
+	sx.notice(fmt.Sprintf("%s session %s; this shell now continues it.", verb, sess.Label(s)))
+	return nil
+}
+
 // chooseSession decides the session of this turn.
 func (sx *sessionTurn) chooseSession(ctx context.Context) error {
 	opts := sx.opts
@@ -113,16 +128,7 @@ func (sx *sessionTurn) chooseSession(ctx context.Context) error {
 		if err := clisession.ValidateName(name); err != nil {
 			return err
 		}
-		s := &store.Session{Name: name}
-		if err := sx.st.CreateSession(ctx, s); err != nil {
-			return err
-		}
-		if err := sx.binding.Set(s.ID); err != nil {
-			return err
-		}
-		sx.sess = s
-		sx.notice(fmt.Sprintf("Created session %s; this shell now continues it.", sess.Label(s)))
-		return nil
+		return sx.createBound(ctx, name, "Created")
 	case opts.ResumeSession != "":
 		s, err := sess.Resolve(ctx, sx.st, opts.ResumeSession)
 		if err != nil {
@@ -144,16 +150,7 @@ func (sx *sessionTurn) chooseSession(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		s := &store.Session{Name: name}
-		if err := sx.st.CreateSession(ctx, s); err != nil {
-			return err
-		}
-		if err := sx.binding.Set(s.ID); err != nil {
-			return err
-		}
-		sx.sess = s
-		sx.notice(fmt.Sprintf("Started session %s; this shell now continues it.", sess.Label(s)))
-		return nil
+		return sx.createBound(ctx, name, "Started")
 	}
 	s, notices, err := sess.Current(ctx, sx.binding, sx.st)
 	for _, n := range notices {

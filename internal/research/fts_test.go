@@ -2,6 +2,7 @@ package research
 
 import (
 	"context"
+	"math"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -89,5 +90,22 @@ func TestCorpusTermDocs(t *testing.T) {
 	df, total, err := st.CorpusTermDocs(context.Background(), []string{"pager", "cafe", "absent"})
 	if err != nil || total != 1 || df["pager"] != 1 || df["cafe"] != 1 || df["absent"] != 0 {
 		t.Fatalf("%v %d %v", df, total, err)
+	}
+}
+
+func TestJaccardOfTokenSets(t *testing.T) {
+	for _, c := range []struct {
+		a, b string
+		want float64
+	}{
+		{"", "", 1},
+		{"the pager rolls back", "The Pager rolls BACK, the pager", 1},
+		{"a b c d", "a b c e", 3.0 / 5},
+		{"x y", "z", 0},
+		{"café crème", "Café Crème", 1},
+	} {
+		if got := jaccard(tokenSet(c.a), tokenSet(c.b)); math.Abs(got-c.want) > 1e-9 {
+			t.Errorf("jaccard(%q, %q) = %v, want %v", c.a, c.b, got, c.want)
+		}
 	}
 }

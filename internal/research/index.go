@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"slices"
 	"sort"
 	"strconv"
 	"sync"
@@ -319,7 +320,7 @@ func (ix *Index) fuse(ctx context.Context, lex []store.FTSHit, dense []Scored, d
 	}
 	maxRRF := (dw + lw) / float64(rrfK+1)
 	var out []Hit
-	var kept []map[string]struct{}
+	var kept [][]uint64
 	for _, id := range order[:limit] {
 		ch, ok := chunks[id]
 		if !ok {
@@ -353,22 +354,33 @@ func (ix *Index) fuse(ctx context.Context, lex []store.FTSHit, dense []Scored, d
 
 func round3(x float64) float64 { return math.Round(x*1000) / 1000 }
 
-func tokenSet(s string) map[string]struct{} {
-	m := map[string]struct{}{}
-	for _, t := range Tokens(s) {
-		m[t] = struct{}{}
-	}
-	return m
+// tokenSet is the set of s's tokens as sorted 64-bit hashes: comparing
+// two sets is then a merge, with no per-token strings or maps (this runs
+// on every candidate of every query).
+func tokenSet(s string) []uint64 {
+	var tz tokenizer
+	var hs []uint64
+	tz.each(s, func(t []byte) { hs = append(hs, fnvAppend(fnvOffset64, t)) })
+	slices.Sort(hs)
+	return slices.Compact(hs)
 }
 
-func jaccard(a, b map[string]struct{}) float64 {
+// jaccard is |a∩b| / |a∪b| of two sorted, duplicate-free sets.
+func jaccard(a, b []uint64) float64 {
 	if len(a) == 0 && len(b) == 0 {
 		return 1
 	}
 	inter := 0
-	for t := range a {
-		if _, ok := b[t]; ok {
+	for i, j := 0, 0; i < len(a) && j < len(b); {
+		switch {
+		case a[i] == b[j]:
 			inter++
+			i++
+			j++
+		case a[i] < b[j]:
+			i++
+		default:
+			j++
 		}
 	}
 	return float64(inter) / float64(len(a)+len(b)-inter)

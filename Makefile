@@ -52,8 +52,9 @@ eval: build
 	echo && echo "== all queries against the whole index" && \
 	ASKY_HOME=$$h ./$(BIN) corpus eval $(EVAL_DIR)/queries-*.jsonl | grep -v '^  miss'
 
+# -p 1: packages one at a time, so no benchmark shares the cores with another.
 bench:
-	$(GO) test -run='^$$' -bench=. -benchmem ./...
+	$(GO) test -p 1 -run='^$$' -bench=. -benchmem ./...
 
 lint:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || (gofmt -l $$(git ls-files '*.go'); exit 1)

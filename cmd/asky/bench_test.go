@@ -25,12 +25,7 @@ func BenchmarkLeanVsCurl(b *testing.B) {
 		b.Skip("curl not installed")
 	}
 	dir := b.TempDir()
-	bin := filepath.Join(dir, "asky")
-	build := exec.Command("go", "build", "-o", bin, ".")
-	build.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := build.CombinedOutput(); err != nil {
-		b.Fatalf("build: %v\n%s", err, out)
-	}
+	bin := buildAsky(b, dir)
 	srv := llmtest.New()
 	defer srv.Close()
 	home := filepath.Join(dir, "home")
@@ -66,6 +61,18 @@ func BenchmarkLeanVsCurl(b *testing.B) {
 	b.ReportMetric(float64(a)/float64(c), "ratio")
 }
 
+// buildAsky builds the binary into dir (CGO off, as shipped).
+func buildAsky(b *testing.B, dir string) string {
+	b.Helper()
+	bin := filepath.Join(dir, "asky")
+	build := exec.Command("go", "build", "-o", bin, ".")
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := build.CombinedOutput(); err != nil {
+		b.Fatalf("build: %v\n%s", err, out)
+	}
+	return bin
+}
+
 func median(d []time.Duration) time.Duration {
 	s := append([]time.Duration(nil), d...)
 	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
@@ -78,12 +85,7 @@ func median(d []time.Duration) time.Duration {
 // first query, which also writes the snapshot, is reported apart.
 func BenchmarkCorpusQueryCold100k(b *testing.B) {
 	dir := b.TempDir()
-	bin := filepath.Join(dir, "asky")
-	build := exec.Command("go", "build", "-o", bin, ".")
-	build.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := build.CombinedOutput(); err != nil {
-		b.Fatalf("build: %v\n%s", err, out)
-	}
+	bin := buildAsky(b, dir)
 	home := filepath.Join(dir, "home")
 	if err := os.MkdirAll(home, 0o700); err != nil {
 		b.Fatal(err)

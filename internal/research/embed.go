@@ -20,7 +20,7 @@ import (
 
 // ChunkerVersion is part of every embedder fingerprint: a chunking change
 // changes what the stored vectors mean for retrieval.
-const ChunkerVersion = "chunk-v1;256/48;sections"
+const ChunkerVersion = "chunk-v2;256/48;sections;tail-merge"
 
 // Spec is an embedder's identity. Its canonical JSON hashes to the
 // fingerprint stored with the index, so a different model, dimension,

@@ -225,10 +225,14 @@ func (ix *Index) Search(ctx context.Context, query string, o SearchOptions) ([]H
 	if lexErr != nil {
 		return nil, lexErr
 	}
+	exact, err := ix.exactHits(ctx, query, o.Sources)
+	if err != nil {
+		return nil, fmt.Errorf("full-text search: %w", err)
+	}
 	if denseErr != nil {
 		return nil, denseErr
 	}
-	return ix.fuse(ctx, lex, dense, dw, lw, o)
+	return ix.fuse(ctx, lex, dense, exact, dw, lw, o)
 }
 
 func (ix *Index) embedAndScan(ctx context.Context, query string, sources []int64, n int) ([]Scored, error) {
@@ -270,7 +274,7 @@ func (ix *Index) lexicalMatch(ctx context.Context, query string) (string, error)
 	return BuildMatchWithout(query, drop), nil
 }
 
-func (ix *Index) fuse(ctx context.Context, lex []store.FTSHit, dense []Scored, dw, lw float64, o SearchOptions) ([]Hit, error) {
+func (ix *Index) fuse(ctx context.Context, lex []store.FTSHit, dense []Scored, exact map[int64]int, dw, lw float64, o SearchOptions) ([]Hit, error) {
 	type cand struct {
 		rrf, dense, lexical float64
 	}
@@ -301,11 +305,17 @@ func (ix *Index) fuse(ctx context.Context, lex []store.FTSHit, dense []Scored, d
 		c.rrf += dw / float64(rrfK+r+1)
 		c.dense = math.Max(0, d.Score)
 	}
+	for id := range exact {
+		get(id) // a rare exact match ranks even outside both pools
+	}
 	order := make([]int64, 0, len(cands))
 	for id := range cands {
 		order = append(order, id)
 	}
 	sort.Slice(order, func(i, j int) bool {
+		if less, ok := exactFirst(exact, order[i], order[j]); ok {
+			return less
+		}
 		a, b := cands[order[i]], cands[order[j]]
 		if a.rrf != b.rrf {
 			return a.rrf > b.rrf
@@ -328,7 +338,7 @@ func (ix *Index) fuse(ctx context.Context, lex []store.FTSHit, dense []Scored, d
 		}
 		c := cands[id]
 		rel := (dw*c.dense + lw*c.lexical) / (dw + lw)
-		if o.MinRelevance > 0 && rel < o.MinRelevance {
+		if o.MinRelevance > 0 && rel < o.MinRelevance && exact[id] == 0 {
 			continue
 		}
 		set := tokenSet(ch.Text)

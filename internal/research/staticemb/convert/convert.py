@@ -38,7 +38,7 @@ GOLDEN_TEXTS = [
 ]
 
 
-def token_vectors(model, tok, batch=512):
+def token_vectors(model, tok, pool="mean", batch=512):
     vocab = tok.get_vocab()
     n = len(vocab)
     cls, sep = tok.cls_token_id, tok.sep_token_id
@@ -49,7 +49,9 @@ def token_vectors(model, tok, batch=512):
             ids = torch.arange(a, min(a + batch, n)).unsqueeze(1)
             inp = torch.cat([torch.full_like(ids, cls), ids, torch.full_like(ids, sep)], dim=1)
             h = model(input_ids=inp, attention_mask=torch.ones_like(inp)).last_hidden_state
-            out[a:a + len(ids)] = h.mean(dim=1).numpy()
+            # "mean" pools [CLS] token [SEP] like the model's own pooling;
+            # "token" keeps the token's own output position.
+            out[a:a + len(ids)] = (h.mean(dim=1) if pool == "mean" else h[:, 1]).numpy()
             if a % (batch * 10) == 0:
                 print(f"  tokens {a}/{n}", file=sys.stderr)
     return out
@@ -100,6 +102,7 @@ def main():
     ap.add_argument("--golden", required=True)
     ap.add_argument("--dim", type=int, default=256)
     ap.add_argument("--sif", type=float, default=1e-3)
+    ap.add_argument("--pool", choices=["mean", "token"], default="mean")
     ap.add_argument("--cache", help="reuse (or save) the raw token vectors in this .npy file")
     args = ap.parse_args()
     torch.manual_seed(0)
@@ -115,7 +118,7 @@ def main():
     if args.cache and os.path.exists(args.cache):
         x = np.load(args.cache)
     else:
-        x = token_vectors(model, tok)
+        x = token_vectors(model, tok, args.pool)
         if args.cache:
             np.save(args.cache, x)
     red, kept = pca(x, args.dim) if args.dim < x.shape[1] else (x - x.mean(axis=0, keepdims=True), 1.0)

@@ -102,7 +102,7 @@ def main():
     ap.add_argument("--golden", required=True)
     ap.add_argument("--dim", type=int, default=256)
     ap.add_argument("--sif", type=float, default=1e-3)
-    ap.add_argument("--pool", choices=["mean", "token"], default="mean")
+    ap.add_argument("--pool", choices=["mean", "token"], default="token")
     ap.add_argument("--cache", help="reuse (or save) the raw token vectors in this .npy file")
     args = ap.parse_args()
     torch.manual_seed(0)

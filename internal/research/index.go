@@ -186,8 +186,11 @@ type Scored struct {
 
 // Search runs the hybrid query.
 func (ix *Index) Search(ctx context.Context, query string, o SearchOptions) ([]Hit, error) {
-	if err := ix.Open(ctx); err != nil {
-		return nil, err
+	keywordOnly := ix.Emb == nil // no embedder could be loaded
+	if !keywordOnly {
+		if err := ix.Open(ctx); err != nil {
+			return nil, err
+		}
 	}
 	if o.TopK <= 0 {
 		o.TopK = 5
@@ -196,6 +199,9 @@ func (ix *Index) Search(ctx context.Context, query string, o SearchOptions) ([]H
 	dw, lw := ix.DenseWeight, ix.LexicalWeight
 	if dw < 0 || lw < 0 || dw+lw == 0 {
 		dw, lw = 0.5, 0.5
+	}
+	if keywordOnly {
+		dw, lw = 0, 1
 	}
 	// The lexical query runs in SQLite on one core while the dense scan
 	// runs here: at 100k chunks each takes tens of milliseconds, so the

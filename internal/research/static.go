@@ -46,6 +46,18 @@ func NewBuiltinStatic() (*StaticEmbedder, error) {
 	return &StaticEmbedder{Name: StaticModelName, Model: m}, nil
 }
 
+// ModelLoadError means a local model directory could not be loaded. The
+// index is not touched; keyword search still works without the model.
+type ModelLoadError struct{ Err error }
+
+func (e *ModelLoadError) Error() string { return "local embedding model: " + e.Err.Error() }
+func (e *ModelLoadError) Unwrap() error { return e.Err }
+
+// Hint says how to recover.
+func (e *ModelLoadError) Hint() string {
+	return "restore the model directory named in research.embedding.path, or set [research.embedding] provider = \"builtin\" and run `asky corpus reindex`"
+}
+
 // NewStaticDir loads a user-supplied model directory (provider "static").
 // Its identity is the files' sha256, so replacing them re-embeds.
 func NewStaticDir(e config.Embedding) (*StaticEmbedder, error) {
@@ -60,11 +72,11 @@ func NewStaticDir(e config.Embedding) (*StaticEmbedder, error) {
 	}
 	m, err := staticemb.LoadDir(dir)
 	if err != nil {
-		return nil, err
+		return nil, &ModelLoadError{Err: err}
 	}
 	if e.Dimensions > 0 && e.Dimensions != m.Dim {
-		return nil, fmt.Errorf("%s: the model has %d dimensions, research.embedding.dimensions says %d",
-			filepath.Join(dir, staticemb.WeightsFile), m.Dim, e.Dimensions)
+		return nil, &ModelLoadError{Err: fmt.Errorf("weights %s: the model has %d dimensions, research.embedding.dimensions says %d",
+			filepath.Join(dir, staticemb.WeightsFile), m.Dim, e.Dimensions)}
 	}
 	name := e.Model
 	if name == "" {

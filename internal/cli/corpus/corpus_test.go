@@ -287,7 +287,7 @@ func TestReindexAfterEmbedderChange(t *testing.T) {
 	if err := e.run(t, "reindex"); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(e.out.String(), "re-embedded 0 chunks; 3 chunks indexed with hash-v1") {
+	if !strings.Contains(e.out.String(), "re-embedded 0 chunks; 3 chunks indexed with minilm-l6-static") {
 		t.Fatalf("reindex: %q", e.out.String())
 	}
 	// An unreachable provider fails with the embedder named, not with

@@ -1,8 +1,8 @@
 package corpus
 
 import (
-	"errors"
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 

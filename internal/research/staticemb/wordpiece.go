@@ -1,7 +1,6 @@
 package staticemb
 
 import (
-	"strings"
 	"unicode"
 	"unicode/utf8"
 
@@ -15,17 +14,24 @@ const maxWordChars = 100
 // longest-match-first subwords), matching the model's own tokenizer so a
 // token id means what the model saw when the table was distilled.
 type WordPiece struct {
-	ids   map[string]int32
+	words map[string]int32 // word-initial pieces
+	conts map[string]int32 // "##" continuation pieces, without the prefix
 	unk   int32
-	maxTk int // longest vocab entry in bytes: bounds the subword search
+	maxW  int // longest entry of each map in bytes: bounds the search
+	maxC  int
 }
 
 // NewWordPiece indexes a vocabulary (token id = position).
 func NewWordPiece(tokens []string) *WordPiece {
-	w := &WordPiece{ids: make(map[string]int32, len(tokens)), unk: -1}
+	w := &WordPiece{words: make(map[string]int32, len(tokens)), conts: map[string]int32{}, unk: -1}
 	for i, t := range tokens {
-		w.ids[t] = int32(i)
-		w.maxTk = max(w.maxTk, len(t))
+		if rest, ok := cutPrefix(t, "##"); ok && rest != "" {
+			w.conts[rest] = int32(i)
+			w.maxC = max(w.maxC, len(rest))
+			continue
+		}
+		w.words[t] = int32(i)
+		w.maxW = max(w.maxW, len(t))
 		if t == "[UNK]" {
 			w.unk = int32(i)
 		}
@@ -33,66 +39,90 @@ func NewWordPiece(tokens []string) *WordPiece {
 	return w
 }
 
+func cutPrefix(s, p string) (string, bool) {
+	if len(s) >= len(p) && s[:len(p)] == p {
+		return s[len(p):], true
+	}
+	return s, false
+}
+
 // Tokenize appends text's token ids to dst (no [CLS]/[SEP]).
 func (w *WordPiece) Tokenize(dst []int32, text string) []int32 {
-	var word strings.Builder
+	var buf [64]byte
+	word := buf[:0]
 	flush := func() {
-		if word.Len() > 0 {
-			dst = w.wordPieces(dst, word.String())
-			word.Reset()
+		if len(word) > 0 {
+			dst = w.wordPieces(dst, word)
+			word = word[:0]
 		}
 	}
-	ascii := isASCII(text)
-	if !ascii {
+	if !isASCII(text) {
 		text = norm.NFD.String(text)
+		for _, r := range text {
+			switch {
+			case r == 0 || r == utf8.RuneError || isControl(r):
+			case isSpace(r):
+				flush()
+			case isPunct(r) || isCJK(r):
+				flush()
+				word = utf8.AppendRune(word, r)
+				flush()
+			case unicode.Is(unicode.Mn, r):
+				// Accents are stripped when lower-casing, as BERT uncased does.
+			default:
+				word = utf8.AppendRune(word, unicode.ToLower(r))
+			}
+		}
+		flush()
+		return dst
 	}
-	for _, r := range text {
+	for i := 0; i < len(text); i++ {
+		c := text[i]
 		switch {
-		case r == 0 || r == utf8.RuneError || isControl(r):
-			continue
-		case isSpace(r):
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
 			flush()
-		case isPunct(r) || isCJK(r):
+		case c < 32 || c == 127:
+		case (c >= 33 && c <= 47) || (c >= 58 && c <= 64) || (c >= 91 && c <= 96) || (c >= 123 && c <= 126):
 			flush()
-			word.WriteRune(r)
+			word = append(word, c)
 			flush()
-		case !ascii && unicode.Is(unicode.Mn, r):
-			// Accents are stripped when lower-casing, as BERT uncased does.
-			continue
 		default:
-			word.WriteRune(unicode.ToLower(r))
+			if 'A' <= c && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			word = append(word, c)
 		}
 	}
 	flush()
 	return dst
 }
 
-func (w *WordPiece) wordPieces(dst []int32, word string) []int32 {
-	if utf8.RuneCountInString(word) > maxWordChars {
+// wordPieces splits one basic token. Map lookups keyed by string(b) do
+// not allocate.
+func (w *WordPiece) wordPieces(dst []int32, word []byte) []int32 {
+	if utf8.RuneCount(word) > maxWordChars {
 		return append(dst, w.unk)
 	}
-	if id, ok := w.ids[word]; ok {
+	if id, ok := w.words[string(word)]; ok {
 		return append(dst, id)
 	}
 	mark := len(dst)
 	start := 0
 	for start < len(word) {
-		end := min(len(word), start+w.maxTk)
+		m, limit := w.words, w.maxW
+		if start > 0 {
+			m, limit = w.conts, w.maxC
+		}
+		end := min(len(word), start+limit)
 		found := int32(-1)
-		for end > start {
+		for ; end > start; end-- {
 			if end < len(word) && !utf8.RuneStart(word[end]) {
-				end--
 				continue
 			}
-			sub := word[start:end]
-			if start > 0 {
-				sub = "##" + sub
-			}
-			if id, ok := w.ids[sub]; ok {
+			if id, ok := m[string(word[start:end])]; ok {
 				found = id
 				break
 			}
-			end--
 		}
 		if found < 0 {
 			return append(dst[:mark], w.unk)

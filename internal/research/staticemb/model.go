@@ -19,6 +19,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 )
 
@@ -109,14 +110,31 @@ func (st *State) Embed(m *Model, text string) []float32 {
 	}
 	acc := st.acc[:m.Dim]
 	clear(acc)
-	for _, id := range st.ids {
-		s := m.scale[id]
+	// Repeated tokens are added once with their count: sorting ~200 ids
+	// costs far less than the rows it saves.
+	slices.Sort(st.ids)
+	for i := 0; i < len(st.ids); {
+		id := st.ids[i]
+		j := i + 1
+		for j < len(st.ids) && st.ids[j] == id {
+			j++
+		}
+		s := m.scale[id] * float32(j-i)
+		i = j
 		if s == 0 {
 			continue
 		}
 		row := m.rows[int(id)*m.Dim : int(id+1)*m.Dim]
-		for j, q := range row {
-			acc[j] += s * float32(q)
+		a := acc[:len(row)]
+		k := 0
+		for ; k+4 <= len(row); k += 4 {
+			a[k] += s * float32(row[k])
+			a[k+1] += s * float32(row[k+1])
+			a[k+2] += s * float32(row[k+2])
+			a[k+3] += s * float32(row[k+3])
+		}
+		for ; k < len(row); k++ {
+			a[k] += s * float32(row[k])
 		}
 	}
 	var n float64

@@ -184,7 +184,14 @@ func BenchmarkEmbedChunk(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	text := strings.Repeat("The recover function allows a program to manage behavior of a panicking goroutine. ", 12)
+	// About 1 KB of varied prose, like one chunk.
+	text := "The recover function allows a program to manage behavior of a panicking goroutine. " +
+		"Suppose a function G defers a function D that calls recover and a panic occurs in a function on the same goroutine in which G is executing. " +
+		"When the running of deferred functions reaches D, the return value of D's call to recover will be the value passed to the call of panic. " +
+		"If D returns normally, without starting a new panic, the panicking sequence stops. In that case, the state of functions called between G and the call to panic is discarded, and normal execution resumes. " +
+		"Any functions deferred by G before D are then run and G's execution terminates by returning to its caller. " +
+		"The return value of recover is nil when the goroutine is not panicking or recover was not called directly by a deferred function. " +
+		"Licensees may charge a fee for the physical act of transferring a copy, and may at their option offer warranty protection in exchange for a fee."
 	var st State
 	b.SetBytes(int64(len(text)))
 	for b.Loop() {

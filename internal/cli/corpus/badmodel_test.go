@@ -7,29 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/askygo/asky/internal/cli/cmdutil"
-	"github.com/askygo/asky/internal/iostreams"
 )
-
-// reopen is a fresh process on e's home (config is read once per factory).
-func (e *testEnv) reopen(t *testing.T, configTOML string) *testEnv {
-	t.Helper()
-	if err := os.WriteFile(filepath.Join(e.home, "config.toml"), []byte(configTOML), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	ios, _, out, errOut := iostreams.Test()
-	f := cmdutil.New(ios)
-	home := e.home
-	f.Getenv = func(k string) string {
-		if k == "ASKY_HOME" {
-			return home
-		}
-		return ""
-	}
-	t.Cleanup(f.Close)
-	return &testEnv{home: home, f: f, out: out, err: errOut}
-}
 
 // tinyModel writes a 3-token static model directory with dim columns.
 func tinyModel(t *testing.T, dir string, dim int) {
@@ -56,7 +34,7 @@ func TestBrokenLocalModelLeavesIndexAndKeywordSearch(t *testing.T) {
 	cfg := fmt.Sprintf("[research.embedding]\nprovider = \"static\"\npath = %q\n", model)
 
 	tinyModel(t, model, 4)
-	good := e.reopen(t, cfg)
+	good := envAt(t, e.home, cfg)
 	if err := good.run(t, "reindex"); err != nil {
 		t.Fatalf("a valid local model: %v", err)
 	}
@@ -74,7 +52,7 @@ func TestBrokenLocalModelLeavesIndexAndKeywordSearch(t *testing.T) {
 		if name == "dimension change" {
 			conf += "dimensions = 8\n"
 		}
-		x := e.reopen(t, conf)
+		x := envAt(t, e.home, conf)
 		for _, verb := range [][]string{{"ingest", dir}, {"reindex"}} {
 			err := x.run(t, verb...)
 			if err == nil || !strings.Contains(err.Error(), wantFile[name]) {

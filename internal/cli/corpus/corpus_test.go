@@ -26,7 +26,12 @@ type testEnv struct {
 
 func newEnv(t *testing.T, configTOML string) *testEnv {
 	t.Helper()
-	home := t.TempDir()
+	return envAt(t, t.TempDir(), configTOML)
+}
+
+// envAt is a fresh process on home (config is read once per factory).
+func envAt(t *testing.T, home, configTOML string) *testEnv {
+	t.Helper()
 	if configTOML != "" {
 		if err := os.WriteFile(filepath.Join(home, "config.toml"), []byte(configTOML), 0o600); err != nil {
 			t.Fatal(err)

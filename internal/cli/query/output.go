@@ -240,3 +240,7 @@ func oneLine(s string, n int) string {
 	}
 	return s
 }
+
+// JSONResult is the `asky query --json` object for res, so the daemon's
+// own API returns exactly what the CLI prints.
+func JSONResult(res *turn.Result) any { return jsonResult(res) }

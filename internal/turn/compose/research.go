@@ -1,4 +1,4 @@
-package query
+package compose
 
 import (
 	"context"
@@ -7,7 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/askygo/asky/internal/cli/cmdutil"
 	"github.com/askygo/asky/internal/config"
 	"github.com/askygo/asky/internal/research"
 	"github.com/askygo/asky/internal/tools"
@@ -32,31 +31,33 @@ var acquisitionTools = []string{"extract_links", "get_link_summaries", tools.Too
 // pointed documents (incrementally), injects bootstrap retrieval evidence
 // and retrieval-only guidance. Local paths never reach the model: sources
 // are corpus://cache/<id> handles.
-func researchExtension(ctx context.Context, opts *Options, cfg *config.Config, req *turn.Request, reg *tools.Registry) error {
-	if !opts.ResearchSet {
+func researchExtension(ctx context.Context, x *composer, req *turn.Request, reg *tools.Registry) error {
+	cfg, q := x.cfg, x.q
+	if !q.ResearchSet {
 		return nil
 	}
-	ptr, err := research.ResolvePointer(opts.Research, opts.Words, nil, true, opts.Factory.Getenv)
+	ws := words(q.Question)
+	ptr, err := research.ResolvePointer(q.Research, ws, nil, true, x.Getenv)
 	if err != nil {
-		return cmdutil.WithHint(err, "give an existing file or directory, a comma list of them, or web: asky -r ~/papers \"question\"")
+		return withHint(err, "give an existing file or directory, a comma list of them, or web: asky -r ~/papers \"question\"")
 	}
-	if ptr.FromQuery && len(opts.Words) > 0 {
-		rest := opts.Words[1:]
-		if req.Query == joinWords(opts.Words) {
-			req.Query = joinWords(rest)
+	if ptr.FromQuery && len(ws) > 0 {
+		rest := strings.Join(ws[1:], " ")
+		if req.Query == q.Question {
+			req.Query = rest
 		}
-		opts.Words = rest
-		if req.Query == "" && !opts.ListTools {
-			return cmdutil.UsageError("ask something after the pointer: asky -r ~/papers \"question\"", "no question given")
+		q.Question = rest
+		if req.Query == "" && !x.listing {
+			return usageErrorf("ask something after the pointer: asky -r ~/papers \"question\"", "no question given")
 		}
 	}
-	st, err := opts.Store()
+	st, err := x.Store()
 	if err != nil {
 		return err
 	}
-	emb, err := research.NewEmbedder(cfg.Research.Embedding, opts.Factory.HTTPClient(), opts.Factory.Getenv)
+	emb, err := research.NewEmbedder(cfg.Research.Embedding, x.HTTPClient(), x.Getenv)
 	if err != nil {
-		return cmdutil.WithHint(err, "check [research.embedding] in your config")
+		return withHint(err, "check [research.embedding] in your config")
 	}
 	ix := &research.Index{St: st, Emb: emb, DenseWeight: cfg.Research.DenseWeight, LexicalWeight: cfg.Research.LexicalWeight,
 		SnapshotDir: cfg.Paths.CacheDir}

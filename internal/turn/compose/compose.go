@@ -22,6 +22,7 @@ import (
 	"github.com/askygo/asky/internal/config"
 	"github.com/askygo/asky/internal/llm"
 	"github.com/askygo/asky/internal/llm/provider"
+	sess "github.com/askygo/asky/internal/session"
 	"github.com/askygo/asky/internal/store"
 	"github.com/askygo/asky/internal/tools"
 	"github.com/askygo/asky/internal/turn"
@@ -132,6 +133,7 @@ type composer struct {
 	q   *Request
 	// listing is set when only the tool list is wanted.
 	listing bool
+	sum     summaryModel
 }
 
 func (c *Core) now() time.Time {
@@ -181,6 +183,13 @@ func (c *Core) Run(ctx context.Context, q Request, emit func(turn.Event)) (*turn
 		}
 	} else if err := leanMemoryTrigger(ctx, x, req, emit); err != nil {
 		return nil, err
+	}
+	if q.Session == nil && q.ResearchSet && !q.Lean {
+		// As the original (asky-behavior.md §5.1 step 2): research without
+		// a session gets its own, so findings of unrelated runs stay apart.
+		if err := x.researchSession(ctx, st, req, emit); err != nil {
+			return nil, err
+		}
 	}
 	model, client, err := x.model(ctx, q.Model)
 	if err != nil {
@@ -237,6 +246,24 @@ func (x *composer) clientOptions() provider.Options {
 		OnRetry:        x.OnRetry,
 		Trace:          x.Trace,
 	}
+}
+
+// researchSession creates the session of a research run asked without one
+// and binds the turn to it. The pointer is stored with it, so continuing
+// the session (-rs NAME) keeps researching the same sources.
+func (x *composer) researchSession(ctx context.Context, st *store.Store, req *turn.Request, emit func(turn.Event)) error {
+	name, err := sess.UniqueName(ctx, st, "research-"+sess.AutoName(req.Query))
+	if err != nil {
+		return err
+	}
+	ptr := x.q.Research
+	s := &store.Session{Name: name, Defaults: store.SessionDefaults{Research: &ptr}}
+	if err := st.CreateSession(ctx, s); err != nil {
+		return err
+	}
+	x.q.Session, req.SessionID = s, s.ID
+	emit(turn.Event{Kind: turn.EventNotice, Text: fmt.Sprintf("Started research session %s (continue it with asky -rs %s).", name, name)})
+	return nil
 }
 
 // findOrCreateSession finds the session by exact name or creates it.

@@ -37,11 +37,12 @@ func researchExtension(ctx context.Context, x *composer, req *turn.Request, reg 
 		return nil
 	}
 	ws := words(q.Question)
-	ptr, err := research.ResolvePointer(q.Research, ws, nil, true, x.Getenv)
+	ptr, err := research.ResolvePointer(q.Research, ws, cfg.Research.LocalDocumentRoots, !q.Remote, x.Getenv)
 	if err != nil {
-		return withHint(err, "give an existing file or directory, a comma list of them, or web: asky -r ~/papers \"question\"")
+		return &UsageError{Err: err, Next: "give an existing file or directory (or a name under research.local_document_roots), a comma list of them, or web: asky -r ~/papers \"question\""}
 	}
 	if ptr.FromQuery && len(ws) > 0 {
+		q.Research = ws[0]
 		rest := strings.Join(ws[1:], " ")
 		if req.Query == q.Question {
 			req.Query = rest
@@ -68,10 +69,15 @@ func researchExtension(ctx context.Context, x *composer, req *turn.Request, reg 
 		MaxChunks:    cfg.Research.MaxChunksPerRetrieval,
 		MinRelevance: cfg.Research.MinRelevance,
 	}
-	if req.Client != nil && req.Model != nil {
-		client, model := req.Client, req.Model.ID
+	// The model is resolved after the tools are composed; summaries bind
+	// to it when the tool runs.
+	if x.canSummarize(ctx) {
 		env.Summarize = func(ctx context.Context, title, text, detail string) (string, error) {
-			return research.Summarize(ctx, client, model, title, text, detail)
+			m, c, err := x.summarizer(ctx, req)
+			if err != nil {
+				return "", err
+			}
+			return research.Summarize(ctx, c, m.ID, title, text, detail)
 		}
 	}
 	for _, t := range tools.ResearchTools(env) {

@@ -4,10 +4,8 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/askygo/asky/internal/llm"
-	"github.com/askygo/asky/internal/llm/provider"
 	sess "github.com/askygo/asky/internal/session"
 	"github.com/askygo/asky/internal/store"
 	"github.com/askygo/asky/internal/turn"
@@ -45,7 +43,7 @@ func ApplySessionDefaults(q *Request, s *store.Session) {
 // printed answer is never delayed) and loads the conversation and -c
 // context into req.
 func (x *composer) prepare(ctx context.Context, st *store.Store, req *turn.Request, emit func(turn.Event)) error {
-	summarize := x.summarizer(req)
+	summarize := x.sessionSummarizer(req)
 	var history []llm.Message
 	if ids := x.q.ContinueIDs; len(ids) > 0 {
 		msgs, err := sess.ContinuationMessages(ctx, st, ids, x.q.Summarize, summarize)
@@ -97,30 +95,17 @@ func autoName(ctx context.Context, st *store.Store, s *store.Session, q string) 
 	_ = st.UpdateSessionSettings(ctx, s)
 }
 
-// summarizer returns the Summarizer for compaction and -s: the configured
-// [general] summarization_model when it resolves, else the turn's own
-// model. The summarization client is only built when a summary is needed.
-func (x *composer) summarizer(req *turn.Request) sess.Summarizer {
+// sessionSummarizer returns the Summarizer for compaction and -s: the
+// turn's summarization model, falling back to the turn's own model when
+// the configured one does not resolve.
+func (x *composer) sessionSummarizer(req *turn.Request) sess.Summarizer {
 	fallback := sess.LLMSummarizer(req.Client, modelID(req))
-	alias := x.cfg.General.SummarizationModel
-	if alias == "" || (req.Model != nil && alias == req.Model.Alias) {
-		return fallback
-	}
 	return func(ctx context.Context, text string, maxChars int) (string, error) {
-		m, err := x.cfg.ResolveModel(ctx, alias, x.Env())
+		m, c, err := x.summarizer(ctx, req)
 		if err != nil {
 			return fallback(ctx, text, maxChars)
 		}
-		client, err := provider.New(m, x.HTTPClient(), provider.Options{
-			Timeout:     time.Duration(x.cfg.General.RequestTimeout) * time.Second,
-			IdleTimeout: time.Duration(x.cfg.General.StreamIdleTimeout) * time.Second,
-			UserAgent:   x.cfg.General.LLMUserAgent,
-			MaxRetries:  x.cfg.Limits.MaxRetries,
-		})
-		if err != nil {
-			return fallback(ctx, text, maxChars)
-		}
-		return sess.LLMSummarizer(client, m.ID)(ctx, text, maxChars)
+		return sess.LLMSummarizer(c, m.ID)(ctx, text, maxChars)
 	}
 }
 

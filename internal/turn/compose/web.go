@@ -6,10 +6,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/askygo/asky/internal/config"
 	"github.com/askygo/asky/internal/fetch"
-	"github.com/askygo/asky/internal/llm"
-	"github.com/askygo/asky/internal/llm/provider"
 	"github.com/askygo/asky/internal/search"
 	"github.com/askygo/asky/internal/store"
 	"github.com/askygo/asky/internal/summarize"
@@ -60,39 +57,18 @@ func webExtension(ctx context.Context, x *composer, req *turn.Request, reg *tool
 // summarizerFor builds the summarizer lazily: general.summarization_model
 // when set, else the turn's own model and client.
 func summarizerFor(x *composer, req *turn.Request) func(context.Context) (tools.TextSummarizer, error) {
-	cfg := x.cfg
 	var once sync.Once
 	var s tools.TextSummarizer
 	var serr error
 	return func(ctx context.Context) (tools.TextSummarizer, error) {
 		once.Do(func() {
-			var m *config.ResolvedModel
-			var c llm.Client
-			if alias := cfg.General.SummarizationModel; alias != "" {
-				m, serr = cfg.ResolveModel(ctx, alias, x.Env())
-				if serr != nil {
-					serr = fmt.Errorf("general.summarization_model: %w", serr)
-					return
-				}
-				c, serr = provider.New(m, x.HTTPClient(), provider.Options{
-					Timeout:     time.Duration(cfg.General.RequestTimeout) * time.Second,
-					IdleTimeout: time.Duration(cfg.General.StreamIdleTimeout) * time.Second,
-					UserAgent:   cfg.General.LLMUserAgent, MaxRetries: min(cfg.Limits.MaxRetries, 3),
-					InitialBackoff: time.Duration(cfg.Limits.InitialBackoff) * time.Second,
-					MaxBackoff:     time.Duration(cfg.Limits.MaxBackoff) * time.Second,
-				})
-				if serr != nil {
-					return
-				}
-			} else {
-				m, c = req.Model, req.Client
-			}
-			if c == nil || m == nil {
-				serr = fmt.Errorf("no summarization model available")
+			m, c, err := x.summarizer(ctx, req)
+			if err != nil {
+				serr = err
 				return
 			}
 			s = &summarize.Summarizer{Client: c, Model: m.ID, Parameters: m.Parameters,
-				ContextSize: m.ContextSize, Config: cfg.Summarizer}
+				ContextSize: m.ContextSize, Config: x.cfg.Summarizer}
 		})
 		return s, serr
 	}

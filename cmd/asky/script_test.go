@@ -90,6 +90,17 @@ func newFakeSite() *httptest.Server {
 			<p>The built-in new function now accepts an expression as its operand, so new(42) allocates an int.</p>
 			</article></body></html>`)
 	})
+	// /long/N is a long article (about 9000 chars) with sentences unique
+	// to N, for context-budget tests.
+	mux.HandleFunc("/long/{n}", func(w http.ResponseWriter, r *http.Request) {
+		n := r.PathValue("n")
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprintf(w, `<!doctype html><html><head><title>Long page %s</title></head><body><article><h1>Long page %s</h1>`, n, n)
+		for i := 0; i < 60; i++ {
+			fmt.Fprintf(w, "<p>Paragraph %d of long page %s: marker-%s-%d explains one more detail of the subject at length, with enough words to matter.</p>\n", i, n, n, i)
+		}
+		fmt.Fprint(w, `</article></body></html>`)
+	})
 	srv = httptest.NewServer(mux)
 	return srv
 }
@@ -123,6 +134,11 @@ api_key_env = "FAKE_KEY"
 api = "fake"
 id = "fake-model"
 context_size = 32000
+
+[models.small]
+api = "fake"
+id = "small-model"
+context_size = 6000
 
 [models.claude]
 api = "anth"

@@ -241,6 +241,9 @@ func TestSessionCompactionBeforeRequest(t *testing.T) {
 	}
 	o, _, errOut := e.shell(5, "next")
 	o.ResumeSession = "long"
+	// No tools and a one-line system prompt: the default ones alone would
+	// not fit this tiny context.
+	o.ToolOff, o.SystemPrompt = []string{"all"}, "Be brief."
 	fake := &fakeLLM{reply: "ok"}
 	_, req := e.ask(o, fake, 1000)
 	if !strings.Contains(errOut.String(), "session context compacted: 3 earlier turns") {

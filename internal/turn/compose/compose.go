@@ -199,6 +199,10 @@ func (c *Core) Run(ctx context.Context, q Request, emit func(turn.Event)) (*turn
 		emit(turn.Event{Kind: turn.EventDebug, Text: fmt.Sprintf("using detected model %s (%s at %s)", model.ID, model.APIName, model.BaseURL)})
 	}
 	req.Model, req.Client = model, client
+	if !q.Lean {
+		req.CompactTool = newCompactor(x, req).compact
+		req.CompactionPct = cfg.Session.CompactionThreshold
+	}
 	if err := x.prepare(ctx, st, req, emit); err != nil {
 		return nil, err
 	}

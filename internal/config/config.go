@@ -23,6 +23,9 @@ type Config struct {
 	XMPP           map[string]any        `toml:"xmpp"`
 	Daemon         map[string]any        `toml:"daemon"`
 
+	// QueryClassification is [query_classification] (shortlist.go).
+	QueryClassification QueryClassification `toml:"query_classification"`
+
 	// Paths where this configuration was found and where data lives.
 	Paths Paths `toml:"-"`
 	// Files lists the config files that were read, in merge order.

@@ -84,5 +84,7 @@ func Defaults() *Config {
 		Input:          Input{StdinMaxBytes: 100 << 10},
 		UserPrompts:    map[string]string{},
 		CommandPresets: map[string]string{},
+
+		QueryClassification: DefaultQueryClassification(),
 	}
 }

@@ -183,6 +183,10 @@ func (c *Config) validate() error {
 		key := formatKey([]string{"research", "source_shortlist", k})
 		return &ValueError{File: c.origins[key], Key: key, Message: msg}
 	}
+	if k, msg := c.QueryClassification.validate(); k != "" {
+		key := formatKey([]string{"query_classification", k})
+		return &ValueError{File: c.origins[key], Key: key, Message: msg}
+	}
 	return nil
 }
 
@@ -360,7 +364,7 @@ func isFreeForm(k toml.Key) bool {
 		return false
 	}
 	switch k[0] {
-	case "prompts", "xmpp", "daemon", "plugins", "plugin", "push_data", "email", "query_classification", "xmpp_client", "telegram", "http":
+	case "prompts", "xmpp", "daemon", "plugins", "plugin", "push_data", "email", "xmpp_client", "telegram", "http":
 		return true
 	case "models", "api":
 		// parameters / headers are free-form maps.

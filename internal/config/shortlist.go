@@ -113,3 +113,29 @@ func (s SourceShortlist) validate() (key, msg string) {
 	}
 	return "", ""
 }
+
+// QueryClassification is the top-level [query_classification] table (the
+// original's bundled file puts it there; its code read
+// research.query_classification and so always used the defaults).
+type QueryClassification struct {
+	Enabled                     bool `toml:"enabled"`
+	OneShotDocumentThreshold    int  `toml:"one_shot_document_threshold"`
+	AggressiveMode              bool `toml:"aggressive_mode"`
+	AggressiveDocumentThreshold int  `toml:"aggressive_document_threshold"`
+	ForceResearchMode           bool `toml:"force_research_mode"`
+}
+
+// DefaultQueryClassification is the [query_classification] default.
+func DefaultQueryClassification() QueryClassification {
+	return QueryClassification{Enabled: true, OneShotDocumentThreshold: 10, AggressiveDocumentThreshold: 20}
+}
+
+func (q QueryClassification) validate() (key, msg string) {
+	if q.OneShotDocumentThreshold < 0 {
+		return "one_shot_document_threshold", fmt.Sprintf("must not be negative, got %d", q.OneShotDocumentThreshold)
+	}
+	if q.AggressiveDocumentThreshold < 0 {
+		return "aggressive_document_threshold", fmt.Sprintf("must not be negative, got %d", q.AggressiveDocumentThreshold)
+	}
+	return "", ""
+}

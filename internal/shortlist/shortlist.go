@@ -132,13 +132,6 @@ type Event struct {
 	Elapsed time.Duration
 }
 
-// Run collects, fetches and scores candidates for in. It returns what it
-// has when the budget runs out; an error only for a cancelled ctx or a
-// nil dependency. progress may be nil.
-func (s *Shortlister) Run(ctx context.Context, in Input, progress func(Event)) (*Result, error) {
-	return nil, fmt.Errorf("shortlist: not built yet")
-}
-
 // Shortlister holds the dependencies of a run. Search may be nil when no
 // provider is configured (seed URLs and corpus documents still work).
 type Shortlister struct {

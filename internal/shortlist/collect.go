@@ -2,6 +2,7 @@ package shortlist
 
 import (
 	"net/url"
+	"slices"
 	"strings"
 
 	"github.com/askygo/asky/internal/fetch"
@@ -16,7 +17,14 @@ func parsePrompt(prompt string) (seeds []string, query string) {
 		query = strings.Replace(query, s, " ", 1)
 		query = strings.Replace(query, strings.TrimPrefix(s, "https://"), " ", 1)
 	}
-	return seeds, strings.Join(strings.Fields(query), " ")
+	var words []string
+	for _, w := range strings.Fields(query) {
+		// Punctuation left behind by a removed URL ("see URL, and …").
+		if strings.Trim(w, ".,;:!?()[]<>\"'") != "" {
+			words = append(words, w)
+		}
+	}
+	return seeds, strings.Join(words, " ")
 }
 
 // searchQueries builds the web queries (§5.5 step 2): the sub-queries when
@@ -29,16 +37,26 @@ func (o Options) searchQueries(query string, kps, subQueries []string, corpus []
 	case len(subQueries) > 0:
 		qs = append(qs, subQueries...)
 	case len(query) >= o.KeyphraseMinQueryChars && len(kps) > 0:
-		qs = append(qs, strings.Join(kps[:min(len(kps), o.SearchPhraseCount)], " "))
+		qs = append(qs, capRunes(strings.Join(kps[:min(len(kps), o.SearchPhraseCount)], " "), o.QueryFallbackChars))
 	case query != "":
 		qs = append(qs, capRunes(query, o.QueryFallbackChars))
 	}
 	if len(corpus) > 0 {
 		var lead strings.Builder
 		for _, d := range corpus {
-			lead.WriteString(d.Title + ".\n" + capRunes(d.Text, o.CorpusLeadChars) + "\n")
+			lead.WriteString(cleanTitle(d.Title) + ".\n" + capRunes(d.Text, o.CorpusLeadChars) + "\n")
 		}
-		ckps := Keyphrases(lead.String(), o.CorpusMaxKeyphrases)
+		// The corpus keyphrases the query does not already say.
+		have := map[string]bool{}
+		for _, w := range contentTokens(query) {
+			have[w] = true
+		}
+		var ckps []string
+		for _, k := range Keyphrases(lead.String(), o.CorpusMaxKeyphrases) {
+			if slices.ContainsFunc(strings.Fields(k), func(w string) bool { return !have[w] }) {
+				ckps = append(ckps, k)
+			}
+		}
 		top := strings.Join(ckps[:min(5, len(ckps))], " ")
 		if len(qs) > 0 && top != "" {
 			qs[0] += " " + top
@@ -135,7 +153,8 @@ func noisyPath(rawURL string) bool {
 
 // canonical is the dedupe key of a URL: fetch.Normalize (tracking
 // parameters stripped, host lowercased, default port and fragment
-// dropped, query sorted) plus a dropped "www." and trailing slash, so
+// dropped, query sorted) plus a dropped "www." and a trailing slash
+// after a path (the root keeps its slash), so
 // the same article reached two ways is one candidate.
 func canonical(raw string) (string, error) {
 	n, err := fetch.Normalize(raw)
@@ -143,10 +162,14 @@ func canonical(raw string) (string, error) {
 		return "", err
 	}
 	n = strings.Replace(n, "://www.", "://", 1)
-	if u, err := url.Parse(n); err == nil && u.RawQuery == "" && len(u.Path) > 1 {
-		n = strings.TrimSuffix(n, "/")
+	base, q, hasQ := strings.Cut(n, "?")
+	if i := strings.Index(base, "://"); strings.Count(base[i+3:], "/") > 1 || !strings.HasSuffix(base, "/") {
+		base = strings.TrimSuffix(base, "/")
 	}
-	return n, nil
+	if hasQ {
+		return base + "?" + q, nil
+	}
+	return base, nil
 }
 
 func hostOf(raw string) string {

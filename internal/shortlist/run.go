@@ -337,10 +337,13 @@ func snippet(text string, n int) string {
 	return capRunes(strings.Join(strings.Fields(capRunes(text, n*2)), " "), n)
 }
 
-// withDefaults fills zero options from the defaults, so a zero Options
-// (tests, a consumer that only sets Budget) behaves like the config.
+// withDefaults makes a zero Options the defaults and fills zero counts
+// and a zero budget from them (0 in the config means "the default").
 func (o Options) withDefaults() Options {
 	d := Defaults()
+	if o == (Options{}) {
+		return d
+	}
 	fill := func(v *int, def int) {
 		if *v <= 0 {
 			*v = def
@@ -360,6 +363,7 @@ func (o Options) withDefaults() Options {
 	fill(&o.SearchPhraseCount, d.SearchPhraseCount)
 	fill(&o.CorpusLeadChars, d.CorpusLeadChars)
 	fill(&o.CorpusMaxKeyphrases, d.CorpusMaxKeyphrases)
+	fill(&o.CorpusMaxQueryTitles, d.CorpusMaxQueryTitles)
 	if o.Budget <= 0 {
 		o.Budget = d.Budget
 	}

@@ -3,6 +3,7 @@ package shortlist
 import (
 	"fmt"
 	"strings"
+	"time"
 )
 
 // contextTop is how many candidates the context block shows, and
@@ -50,3 +51,34 @@ func (r *Result) ContextBlock() string {
 }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// String is the -v line of the stats: counts, then each stage's time.
+func (s Stats) String() string {
+	ms := func(d time.Duration) string { return d.Round(time.Millisecond).String() }
+	return fmt.Sprintf("%s (collect %s, fetch %s, score %s, total %s)", s.Banner(), ms(s.Collect), ms(s.Fetch), ms(s.Score), ms(s.Total))
+}
+
+// Report is the -v text of a run: the stats line, the search queries,
+// the kept candidates with their scores and every failure.
+func (r *Result) Report() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "shortlist: %s", r.Stats)
+	if r.TimedOut {
+		b.WriteString(", budget reached")
+	}
+	b.WriteString("\n")
+	for _, q := range r.SearchQueries {
+		fmt.Fprintf(&b, "  search: %q\n", q)
+	}
+	for i, c := range r.Candidates {
+		fmt.Fprintf(&b, "  %d. %.3f %s [%s]\n", i+1, c.Score, c.URL, c.Source)
+	}
+	for _, f := range r.Failures {
+		if f.URL == "" {
+			fmt.Fprintf(&b, "  failed %s: %s\n", f.Stage, f.Reason)
+			continue
+		}
+		fmt.Fprintf(&b, "  failed %s %s: %s\n", f.Stage, f.URL, f.Reason)
+	}
+	return strings.TrimRight(b.String(), "\n")
+}

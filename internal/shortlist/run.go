@@ -138,9 +138,7 @@ func (s *Shortlister) Run(ctx context.Context, in Input, progress func(Event)) (
 	res.Stats.Score = s.now().Sub(scoreStart)
 	emit("score", res.Stats.Kept, res.Stats.Score)
 	res.Stats.Total = s.now().Sub(start)
-	res.TimedOut = errors.Is(fetchCtx.Err(), context.DeadlineExceeded) && slices.ContainsFunc(res.Failures, func(f Failure) bool {
-		return strings.HasPrefix(f.Reason, "cut by")
-	})
+	res.TimedOut = slices.ContainsFunc(res.Failures, func(f Failure) bool { return strings.HasPrefix(f.Reason, cutPrefix) })
 	if err := ctx.Err(); err != nil {
 		return res, err
 	}
@@ -310,14 +308,15 @@ func (s *Shortlister) searchAll(ctx context.Context, qs []string, counts []int) 
 	return hits, errs
 }
 
+// cutPrefix starts the reason of anything the budget stopped.
+const cutPrefix = "cut by the shortlist budget"
+
 // reason phrases a failure for -v: budget cuts say so plainly.
 func reason(err error, budget time.Duration) string {
-	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
-		return fmt.Sprintf("cut by the shortlist budget (%s)", budget)
-	}
 	msg := err.Error()
-	if strings.Contains(msg, "context deadline exceeded") || strings.Contains(msg, "context canceled") {
-		return fmt.Sprintf("cut by the shortlist budget (%s)", budget)
+	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) ||
+		strings.Contains(msg, "context deadline exceeded") || strings.Contains(msg, "context canceled") {
+		return fmt.Sprintf("%s (%s)", cutPrefix, budget)
 	}
 	return capRunes(msg, 200)
 }

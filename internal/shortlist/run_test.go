@@ -208,3 +208,26 @@ func TestRunCancelled(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+// TestRunFetchesConcurrently: six pages of 200 ms each take about 200 ms
+// together, not 1.2 s.
+func TestRunFetchesConcurrently(t *testing.T) {
+	site := fakeSite(t, func(mux *http.ServeMux) {
+		mux.HandleFunc("/delayed/", func(w http.ResponseWriter, r *http.Request) {
+			time.Sleep(200 * time.Millisecond)
+			w.Header().Set("Content-Type", "text/html")
+			fmt.Fprint(w, htmlPage("Raft page "+r.URL.Path, paragraph("Raft leader election and quorum in replicated logs, page "+r.URL.Path, 10)))
+		})
+	})
+	fs := &fakeSearch{hits: hits(site.URL, "/delayed/1", "/delayed/2", "/delayed/3", "/delayed/4", "/delayed/5", "/delayed/6")}
+	res, err := (&Shortlister{Search: fs, Fetch: guardedFetcher(t)}).Run(context.Background(), Input{Prompt: "raft leader election"}, nil)
+	if err != nil || res.Stats.Fetched != 6 {
+		t.Fatalf("%v %+v", err, res)
+	}
+	if res.Stats.Fetch > 700*time.Millisecond {
+		t.Fatalf("fetch stage took %s for six 200 ms pages: not concurrent", res.Stats.Fetch)
+	}
+	if fs.counts[0] != 40 {
+		t.Errorf("one query should get the whole 40-result budget, got %v", fs.counts)
+	}
+}

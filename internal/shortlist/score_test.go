@@ -5,6 +5,7 @@ import (
 	"math"
 	"strings"
 	"testing"
+	"time"
 )
 
 // fixedEmbedder maps documents containing a marker word to a fixed
@@ -140,5 +141,23 @@ func TestContextBlock(t *testing.T) {
 func TestStatsBanner(t *testing.T) {
 	if got := (Stats{Collected: 31, Fetched: 18, Scored: 14, Kept: 8}).Banner(); got != "C:31 F:18 S:14 W:8" {
 		t.Fatal(got)
+	}
+}
+
+func TestReport(t *testing.T) {
+	r := &Result{
+		Stats:         Stats{Collected: 3, Fetched: 2, Scored: 2, Kept: 1, Collect: 1500 * time.Microsecond, Fetch: 200 * time.Millisecond, Total: 202 * time.Millisecond},
+		SearchQueries: []string{"raft"},
+		Candidates:    []Candidate{{URL: "https://a.example/raft", Score: 0.25, Source: SourceSearch}},
+		Failures:      []Failure{{Stage: "fetch", URL: "https://b.example/slow", Reason: "cut by the shortlist budget (6s)"}, {Stage: "search", Reason: "down"}},
+		TimedOut:      true,
+	}
+	want := `shortlist: C:3 F:2 S:2 W:1 (collect 2ms, fetch 200ms, score 0s, total 202ms), budget reached
+  search: "raft"
+  1. 0.250 https://a.example/raft [search]
+  failed fetch https://b.example/slow: cut by the shortlist budget (6s)
+  failed search: down`
+	if got := r.Report(); got != want {
+		t.Fatalf("got:\n%s\nwant:\n%s", got, want)
 	}
 }

@@ -21,13 +21,16 @@ import (
 	"github.com/askygo/asky/internal/search"
 )
 
-// Searcher runs one web search; search.Provider satisfies it.
+// Searcher runs one web search; search.Provider satisfies it. Sub-queries
+// are searched concurrently, so Search must be safe for concurrent use.
 type Searcher interface {
 	Search(ctx context.Context, q string, count int) ([]search.Result, error)
 }
 
 // Fetcher reads one page through the guarded client; *fetch.Fetcher
 // satisfies it (and brings the page cache and per-turn budget with it).
+// Pages are fetched concurrently; Get must honour ctx cancellation for
+// the budget to stop work (Run itself returns on time regardless).
 type Fetcher interface {
 	Get(ctx context.Context, rawURL string) (*fetch.Page, error)
 }

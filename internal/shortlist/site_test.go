@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -102,13 +103,16 @@ type fakeSearch struct {
 	hits    []search.Result
 	err     error
 	delay   time.Duration
+	mu      sync.Mutex
 	queries []string
 	counts  []int
 }
 
 func (f *fakeSearch) Search(ctx context.Context, q string, count int) ([]search.Result, error) {
+	f.mu.Lock()
 	f.queries = append(f.queries, q)
 	f.counts = append(f.counts, count)
+	f.mu.Unlock()
 	if f.delay > 0 {
 		select {
 		case <-time.After(f.delay):

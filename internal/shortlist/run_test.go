@@ -231,3 +231,32 @@ func TestRunFetchesConcurrently(t *testing.T) {
 		t.Errorf("one query should get the whole 40-result budget, got %v", fs.counts)
 	}
 }
+
+// stuckEmbedder ignores its context and never answers in time.
+type stuckEmbedder struct{}
+
+func (stuckEmbedder) EmbedQuery(context.Context, string) ([]float32, error) {
+	time.Sleep(5 * time.Second)
+	return nil, errors.New("late")
+}
+func (stuckEmbedder) EmbedDocuments(context.Context, []string) ([][]float32, error) {
+	return nil, errors.New("late")
+}
+
+func TestRunStuckEmbedderKeepsBudget(t *testing.T) {
+	site := fakeSite(t, nil)
+	o := Defaults()
+	o.Budget = 600 * time.Millisecond
+	s := &Shortlister{Search: &fakeSearch{hits: hits(site.URL, "/raft-leader-election", "/pasta")}, Fetch: guardedFetcher(t), Embedder: stuckEmbedder{}, Options: o}
+	start := time.Now()
+	res, err := s.Run(context.Background(), Input{Prompt: "raft leader election"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if took := time.Since(start); took > o.Budget+150*time.Millisecond {
+		t.Fatalf("run took %s with a %s budget", took, o.Budget)
+	}
+	if len(res.Candidates) != 2 || !strings.HasSuffix(res.Candidates[0].URL, "/raft-leader-election") || !res.TimedOut {
+		t.Fatalf("lexical ranking should survive: %+v %+v", res.Candidates, res.Failures)
+	}
+}

@@ -33,7 +33,7 @@ func (s *Shortlister) score(ctx context.Context, o Options, res *Result, pool []
 		if len(queries) == 0 && res.Query != "" {
 			queries = []string{res.Query}
 		}
-		if sem, err := s.semantic(ctx, queries, docs); err != nil {
+		if sem, err := s.semanticBounded(ctx, queries, docs); err != nil {
 			res.Failures = append(res.Failures, Failure{Stage: "embed", Reason: reason(err, o.Budget) + " (ranked by keyphrases only)"})
 		} else {
 			for i, c := range pool {
@@ -66,6 +66,26 @@ func (s *Shortlister) score(ctx context.Context, o Options, res *Result, pool []
 		}
 		c.Score = c.Semantic + c.Bonus - c.Penalty
 		c.Why = why(c, matched, len(res.Keyphrases), sameSite, s.Embedder != nil)
+	}
+}
+
+// semanticBounded runs semantic but returns when ctx ends even if the
+// embedder does not honour it, so scoring never outlives the budget.
+func (s *Shortlister) semanticBounded(ctx context.Context, queries, docs []string) ([]float64, error) {
+	type out struct {
+		sem []float64
+		err error
+	}
+	ch := make(chan out, 1)
+	go func() {
+		sem, err := s.semantic(ctx, queries, docs)
+		ch <- out{sem, err}
+	}()
+	select {
+	case o := <-ch:
+		return o.sem, o.err
+	case <-ctx.Done():
+		return nil, ctx.Err()
 	}
 }
 

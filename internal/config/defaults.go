@@ -64,6 +64,7 @@ func Defaults() *Config {
 			LexicalWeight:              0.25,
 			MinRelevance:               0.15,
 			Embedding:                  Embedding{Provider: "builtin", Model: "hash-v1", BatchSize: 32},
+			SourceShortlist:            DefaultSourceShortlist(),
 		},
 		Memory: Memory{
 			Enabled:             true,
@@ -83,5 +84,7 @@ func Defaults() *Config {
 		Input:          Input{StdinMaxBytes: 100 << 10},
 		UserPrompts:    map[string]string{},
 		CommandPresets: map[string]string{},
+
+		QueryClassification: DefaultQueryClassification(),
 	}
 }

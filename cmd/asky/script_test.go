@@ -74,6 +74,10 @@ func newFakeSite() *httptest.Server {
 	mux := http.NewServeMux()
 	var srv *httptest.Server
 	mux.HandleFunc("/search", func(w http.ResponseWriter, r *http.Request) {
+		if strings.Contains(r.URL.Query().Get("q"), "providerdown") {
+			http.Error(w, "search backend down", http.StatusBadGateway)
+			return
+		}
 		w.Header().Set("Content-Type", "application/json")
 		fmt.Fprintf(w, `{"query":%q,"results":[
 			{"url":"%s/go126","title":"Go 1.26 Release Notes","content":"Go 1.26 brings green tea GC by default.","engine":"fake"},
@@ -88,6 +92,16 @@ func newFakeSite() *httptest.Server {
 			It improves the performance of programs that allocate many small objects by scanning memory in spans.</p>
 			<h2>Language changes</h2>
 			<p>The built-in new function now accepts an expression as its operand, so new(42) allocates an int.</p>
+			</article></body></html>`)
+	})
+	mux.HandleFunc("/other", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprint(w, `<!doctype html><html><head><title>Other page</title></head><body><article>
+			<h1>Other page</h1>
+			<p>Tomatoes grow best in full sun with regular watering. Prune the side shoots every week and tie the main stem
+			to a stake as it grows. Harvest when the fruit is evenly red and slightly soft to the touch.</p>
+			<p>Basil likes the same conditions and keeps aphids away, so plant it between the rows. Mulch keeps the soil
+			moist during hot weeks and stops weeds from taking over the bed.</p>
 			</article></body></html>`)
 	})
 	// /long/N is a long article (about 9000 chars) with sentences unique

@@ -150,6 +150,13 @@ type Research struct {
 
 	// SourceShortlist is [research.source_shortlist] (shortlist.go).
 	SourceShortlist SourceShortlist `toml:"source_shortlist"`
+
+	// Query expansion and evidence extraction (preload.go).
+	QueryExpansionEnabled       *bool  `toml:"query_expansion_enabled,omitempty"`
+	QueryExpansionMode          string `toml:"query_expansion_mode,omitempty"`
+	MaxSubQueries               int    `toml:"max_sub_queries,omitzero"`
+	EvidenceExtractionEnabled   bool   `toml:"evidence_extraction_enabled,omitempty"`
+	EvidenceExtractionMaxChunks int    `toml:"evidence_extraction_max_chunks,omitzero"`
 }
 
 // Embedding selects the embedder used for the corpus and memory.

@@ -136,6 +136,8 @@ const (
 	// EventProgress: a transient progress update for the status line
 	// ("reading 12/340 files"); superseded by the next one, never logged.
 	EventProgress
+	// EventTrace: the exact material preloaded for the model (-vv).
+	EventTrace
 )
 
 // Event is one progress report. Fields are set according to Kind.

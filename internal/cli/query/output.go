@@ -92,6 +92,10 @@ func (o *output) event(ev turn.Event) {
 		if o.verbose {
 			o.errLocked("· " + ev.Text)
 		}
+	case turn.EventTrace:
+		if o.opts.Factory.Verbosity > 1 {
+			o.errLocked(ev.Text)
+		}
 	}
 }
 

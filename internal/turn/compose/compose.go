@@ -20,8 +20,10 @@ import (
 	"time"
 
 	"github.com/askygo/asky/internal/config"
+	"github.com/askygo/asky/internal/fetch"
 	"github.com/askygo/asky/internal/llm"
 	"github.com/askygo/asky/internal/llm/provider"
+	"github.com/askygo/asky/internal/research"
 	sess "github.com/askygo/asky/internal/session"
 	"github.com/askygo/asky/internal/store"
 	"github.com/askygo/asky/internal/tools"
@@ -134,6 +136,19 @@ type composer struct {
 	// listing is set when only the tool list is wanted.
 	listing bool
 	sum     summaryModel
+
+	// Set by the extensions for the later preload stages.
+	pages     *fetch.Fetcher
+	searcher  func() (tools.Searcher, error)
+	ptr       research.Pointer
+	index     *research.Index
+	preloaded *[]int64
+	// subQueries caches the query expansion of the turn.
+	subQueries []string
+	expanded   bool
+	// shortlisted counts the shortlist's kept candidates (evidence
+	// extraction runs only with few of them).
+	shortlisted int
 }
 
 func (c *Core) now() time.Time {

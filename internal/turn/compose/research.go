@@ -9,6 +9,7 @@ import (
 
 	"github.com/askygo/asky/internal/config"
 	"github.com/askygo/asky/internal/research"
+	"github.com/askygo/asky/internal/shortlist"
 	"github.com/askygo/asky/internal/tools"
 	"github.com/askygo/asky/internal/turn"
 )
@@ -19,6 +20,11 @@ const (
 	bootstrapPerSource  = 2
 	bootstrapSnippet    = 420
 )
+
+// oneShotGuidance is added for a summary request over a small corpus.
+const oneShotGuidance = "This is a summary request over a small set of preloaded documents: " +
+	"read them (get_full_content or summarize_section) and answer in one pass with a structured summary; " +
+	"do not search for more."
 
 // acquisitionTools are removed when a local corpus is preloaded without
 // `web` in the pointer: the model answers from retrieval, not by fetching
@@ -63,6 +69,7 @@ func researchExtension(ctx context.Context, x *composer, req *turn.Request, reg 
 	ix := &research.Index{St: st, Emb: emb, DenseWeight: cfg.Research.DenseWeight, LexicalWeight: cfg.Research.LexicalWeight,
 		SnapshotDir: cfg.Paths.CacheDir}
 	preloaded := new([]int64)
+	x.ptr, x.index, x.preloaded = ptr, ix, preloaded
 	env := &tools.ResearchEnv{
 		Index: ix, Store: st, Preloaded: preloaded,
 		SessionID:    func() int64 { return req.SessionID },
@@ -140,6 +147,13 @@ func preloadCorpus(ctx context.Context, cfg *config.Config, ix *research.Index, 
 				chunks += s.ChunkCount
 			}
 		}
+	}
+	// One-shot classification (asky-behavior.md §5.7): a summary request
+	// over a small corpus gets one-pass guidance.
+	cl := shortlist.Classify(r.Query, len(*preloaded), shortlist.ClassifyFromConfig(cfg.QueryClassification))
+	emit(turn.Event{Kind: turn.EventDebug, Text: fmt.Sprintf("query classification: %s (%.2f): %s", cl.Mode, cl.Confidence, cl.Reason)})
+	if cl.Mode == shortlist.ModeOneShot {
+		r.SystemExtra = append(r.SystemExtra, oneShotGuidance)
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "Local knowledge base preloaded before tool calls: %d documents, %d chunks (%d newly embedded), %d bytes.\nSource handles:", len(*preloaded), chunks, added, chars)

@@ -17,6 +17,8 @@ var extensions = []extension{
 	memoryExtension,
 	webExtension,
 	researchExtension,
+	shortlistExtension,
+	evidenceExtension,
 }
 
 // buildTools composes the tool registry (and preloaders on req) from every

@@ -40,6 +40,11 @@ func webExtension(ctx context.Context, x *composer, req *turn.Request, reg *tool
 		deps.ContextChars = req.Model.ContextSize * 4
 	}
 	deps.Summarizer = summarizerFor(x, req)
+	// The shortlist stage reads pages through the same guarded client and
+	// cache, outside the model's per-turn page budget (it is bounded by
+	// its own candidate count and deadline).
+	x.pages = &fetch.Fetcher{Client: client, Cache: pages.Cache, TTL: pages.TTL, Now: pages.Now}
+	x.searcher = deps.Searcher
 	for _, t := range tools.WebTools(deps) {
 		reg.Add(t)
 	}

@@ -150,6 +150,11 @@ type Research struct {
 
 	// SourceShortlist is [research.source_shortlist] (shortlist.go).
 	SourceShortlist SourceShortlist `toml:"source_shortlist"`
+	// Query expansion keys as the original's code reads them; see
+	// Research.QueryExpansion for the merge with the shortlist table.
+	QueryExpansionEnabled *bool  `toml:"query_expansion_enabled,omitempty"`
+	QueryExpansionMode    string `toml:"query_expansion_mode,omitempty"`
+	MaxSubQueries         int    `toml:"max_sub_queries,omitzero"`
 }
 
 // Embedding selects the embedder used for the corpus and memory.

@@ -183,6 +183,10 @@ func (c *Config) validate() error {
 		key := formatKey([]string{"research", "source_shortlist", k})
 		return &ValueError{File: c.origins[key], Key: key, Message: msg}
 	}
+	if k, msg := (SourceShortlist{BudgetSeconds: 1, QueryExpansionMode: c.Research.QueryExpansionMode, MaxSubQueries: c.Research.MaxSubQueries}).validate(); k != "" {
+		key := formatKey([]string{"research", k})
+		return &ValueError{File: c.origins[key], Key: key, Message: msg}
+	}
 	if k, msg := c.QueryClassification.validate(); k != "" {
 		key := formatKey([]string{"query_classification", k})
 		return &ValueError{File: c.origins[key], Key: key, Message: msg}
@@ -370,7 +374,7 @@ func isFreeForm(k toml.Key) bool {
 		// parameters / headers are free-form maps.
 		return len(k) >= 3 && (k[2] == "parameters" || k[2] == "headers")
 	case "research":
-		return len(k) >= 2 && (k[1] == "chromadb" || k[1] == "query_expansion_enabled" || k[1] == "query_expansion_mode" || k[1] == "max_sub_queries" || k[1] == "evidence_extraction_enabled" || k[1] == "evidence_extraction_max_chunks" || k[1] == "summarization_workers")
+		return len(k) >= 2 && (k[1] == "chromadb" || k[1] == "evidence_extraction_enabled" || k[1] == "evidence_extraction_max_chunks" || k[1] == "summarization_workers")
 	case "tool":
 		return len(k) >= 3 && k[2] == "parameters"
 	case "general":

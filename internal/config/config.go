@@ -150,13 +150,14 @@ type Research struct {
 
 	// SourceShortlist is [research.source_shortlist] (shortlist.go).
 	SourceShortlist SourceShortlist `toml:"source_shortlist"`
-
-	// Query expansion and evidence extraction (preload.go).
-	QueryExpansionEnabled       *bool  `toml:"query_expansion_enabled,omitempty"`
-	QueryExpansionMode          string `toml:"query_expansion_mode,omitempty"`
-	MaxSubQueries               int    `toml:"max_sub_queries,omitzero"`
-	EvidenceExtractionEnabled   bool   `toml:"evidence_extraction_enabled,omitempty"`
-	EvidenceExtractionMaxChunks int    `toml:"evidence_extraction_max_chunks,omitzero"`
+	// Query expansion keys as the original's code reads them; see
+	// Research.QueryExpansion for the merge with the shortlist table.
+	QueryExpansionEnabled *bool  `toml:"query_expansion_enabled,omitempty"`
+	QueryExpansionMode    string `toml:"query_expansion_mode,omitempty"`
+	MaxSubQueries         int    `toml:"max_sub_queries,omitzero"`
+	// Evidence extraction (preload.go).
+	EvidenceExtractionEnabled   bool `toml:"evidence_extraction_enabled,omitempty"`
+	EvidenceExtractionMaxChunks int  `toml:"evidence_extraction_max_chunks,omitzero"`
 }
 
 // Embedding selects the embedder used for the corpus and memory.

@@ -183,7 +183,11 @@ func (c *Config) validate() error {
 		key := formatKey([]string{"research", "source_shortlist", k})
 		return &ValueError{File: c.origins[key], Key: key, Message: msg}
 	}
-	if k, msg := c.Research.validatePreload(); k != "" {
+	if k, msg := (SourceShortlist{BudgetSeconds: 1, QueryExpansionMode: c.Research.QueryExpansionMode, MaxSubQueries: c.Research.MaxSubQueries}).validate(); k != "" {
+		key := formatKey([]string{"research", k})
+		return &ValueError{File: c.origins[key], Key: key, Message: msg}
+	}
+	if k, msg := c.Research.validateEvidence(); k != "" {
 		key := formatKey([]string{"research", k})
 		return &ValueError{File: c.origins[key], Key: key, Message: msg}
 	}

@@ -5,45 +5,28 @@ import (
 	"testing"
 )
 
-func TestResearchPreloadKeys(t *testing.T) {
-	no, yes := false, true
+func TestEvidenceExtractionKeys(t *testing.T) {
 	for _, tc := range []struct {
-		name      string
-		r         Research
-		enabled   bool
-		mode      string
-		subs, ev  int
-		wantError string
-	}{
-		{name: "defaults", r: Defaults().Research, enabled: true, mode: "deterministic", subs: 4, ev: 10},
-		{name: "research keys", r: Research{QueryExpansionEnabled: &no, QueryExpansionMode: "llm", MaxSubQueries: 2, EvidenceExtractionMaxChunks: 3},
-			enabled: false, mode: "llm", subs: 2, ev: 3},
-		{name: "shortlist table wins", r: Research{QueryExpansionEnabled: &no, MaxSubQueries: 2,
-			SourceShortlist: SourceShortlist{QueryExpansionEnabled: &yes, QueryExpansionMode: "llm", MaxSubQueries: 3}},
-			enabled: true, mode: "llm", subs: 3, ev: 10},
-		{name: "bad mode", r: Research{QueryExpansionMode: "smart"}, wantError: "query_expansion_mode"},
-		{name: "negative", r: Research{MaxSubQueries: -1}, wantError: "max_sub_queries"},
-		{name: "over the cap", r: Research{EvidenceExtractionMaxChunks: 11}, wantError: "evidence_extraction_max_chunks"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			k, msg := tc.r.validatePreload()
-			if tc.wantError != "" {
-				if k != tc.wantError || msg == "" {
-					t.Fatalf("got %q %q", k, msg)
-				}
-				return
-			}
-			if k != "" {
-				t.Fatalf("%s: %s", k, msg)
-			}
-			if tc.r.ExpansionEnabled() != tc.enabled || tc.r.ExpansionMode() != tc.mode || tc.r.SubQueryLimit() != tc.subs || tc.r.EvidenceChunks() != tc.ev {
-				t.Errorf("got %v %s %d %d", tc.r.ExpansionEnabled(), tc.r.ExpansionMode(), tc.r.SubQueryLimit(), tc.r.EvidenceChunks())
-			}
-		})
+		chunks, want int
+		wantError    bool
+	}{{0, 10, false}, {3, 3, false}, {10, 10, false}, {11, 0, true}, {-1, 0, true}} {
+		r := Research{EvidenceExtractionMaxChunks: tc.chunks}
+		k, _ := r.validateEvidence()
+		if (k != "") != tc.wantError {
+			t.Errorf("%d: key %q", tc.chunks, k)
+		}
+		if !tc.wantError && r.EvidenceChunks() != tc.want {
+			t.Errorf("%d: got %d", tc.chunks, r.EvidenceChunks())
+		}
 	}
-	// Loaded from a file, a bad value names the key.
-	_, getenv := home(t, map[string]string{"config.toml": "[research]\nquery_expansion_mode = \"smart\"\n"})
-	if _, err := Load(getenv); err == nil || !strings.Contains(err.Error(), "research.query_expansion_mode") {
+	// Loaded from a file: decoded (no unknown-key warning) and validated.
+	_, getenv := home(t, map[string]string{"config.toml": "[research]\nevidence_extraction_enabled = true\nevidence_extraction_max_chunks = 4\n"})
+	cfg, err := Load(getenv)
+	if err != nil || len(cfg.Diagnostics) != 0 || !cfg.Research.EvidenceExtractionEnabled || cfg.Research.EvidenceChunks() != 4 {
+		t.Fatalf("%v %v %+v", err, cfg.Diagnostics, cfg.Research)
+	}
+	_, getenv = home(t, map[string]string{"config.toml": "[research]\nevidence_extraction_max_chunks = 50\n"})
+	if _, err := Load(getenv); err == nil || !strings.Contains(err.Error(), "research.evidence_extraction_max_chunks") {
 		t.Fatalf("err %v", err)
 	}
 }

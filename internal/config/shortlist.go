@@ -43,7 +43,11 @@ type SourceShortlist struct {
 
 	// BudgetSeconds bounds the whole shortlist stage (search, fetch,
 	// scoring): the first model call is never delayed by more. New in
-	// this port; the original fetched serially without a bound.
+	// this port; the original fetched serially without a bound. The
+	// default, 6 s, fits a search (1–2 s, capped at 40% of the budget)
+	// followed by one concurrent wave of page fetches, which ends with
+	// the slowest page (ordinary pages answer in 0.3–3 s); a hung host
+	// or provider costs at most that before the model starts.
 	BudgetSeconds float64 `toml:"budget_seconds"`
 
 	// The bundled file of the original puts the query-expansion keys
@@ -138,4 +142,29 @@ func (q QueryClassification) validate() (key, msg string) {
 		return "aggressive_document_threshold", fmt.Sprintf("must not be negative, got %d", q.AggressiveDocumentThreshold)
 	}
 	return "", ""
+}
+
+// QueryExpansion resolves the research query-expansion settings: a value
+// set in [research.source_shortlist] (where the original's bundled file
+// writes them) wins over [research] (where its code reads them), then
+// the defaults: enabled, "deterministic", 4 sub-queries.
+func (r Research) QueryExpansion() (enabled bool, mode string, maxSubQueries int) {
+	enabled, mode, maxSubQueries = true, "deterministic", 4
+	s := r.SourceShortlist
+	if v := s.QueryExpansionEnabled; v != nil {
+		enabled = *v
+	} else if v := r.QueryExpansionEnabled; v != nil {
+		enabled = *v
+	}
+	if s.QueryExpansionMode != "" {
+		mode = s.QueryExpansionMode
+	} else if r.QueryExpansionMode != "" {
+		mode = r.QueryExpansionMode
+	}
+	if s.MaxSubQueries > 0 {
+		maxSubQueries = s.MaxSubQueries
+	} else if r.MaxSubQueries > 0 {
+		maxSubQueries = r.MaxSubQueries
+	}
+	return enabled, mode, maxSubQueries
 }

@@ -64,3 +64,33 @@ func TestLoadSourceShortlistInvalid(t *testing.T) {
 		t.Fatalf("typo not reported: %v %v", err, cfg.Diagnostics)
 	}
 }
+
+func TestQueryExpansionSettings(t *testing.T) {
+	for _, tc := range []struct {
+		name, body string
+		enabled    bool
+		mode       string
+		max        int
+	}{
+		{"defaults", "", true, "deterministic", 4},
+		{"research table", "[research]\nquery_expansion_enabled = false\nquery_expansion_mode = \"llm\"\nmax_sub_queries = 2\n", false, "llm", 2},
+		{"shortlist table wins", "[research]\nquery_expansion_mode = \"llm\"\nmax_sub_queries = 2\n[research.source_shortlist]\nquery_expansion_mode = \"deterministic\"\nmax_sub_queries = 3\n", true, "deterministic", 3},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, getenv := home(t, map[string]string{"research.toml": tc.body})
+			cfg, err := Load(getenv)
+			if err != nil || len(cfg.Diagnostics) != 0 {
+				t.Fatal(err, cfg.Diagnostics)
+			}
+			e, m, n := cfg.Research.QueryExpansion()
+			if e != tc.enabled || m != tc.mode || n != tc.max {
+				t.Fatalf("QueryExpansion = %v %q %d", e, m, n)
+			}
+		})
+	}
+	_, getenv := home(t, map[string]string{"research.toml": "[research]\nmax_sub_queries = -1\n"})
+	var ve *ValueError
+	if _, err := Load(getenv); !errors.As(err, &ve) || ve.Key != "research.max_sub_queries" {
+		t.Fatalf("err = %v", err)
+	}
+}

@@ -7,7 +7,8 @@ import (
 )
 
 // Options tune a run; FromConfig maps [research.source_shortlist] onto
-// them and Defaults is the same with the defaults.
+// them and Defaults is the same with the defaults. A zero count or budget
+// means its default.
 type Options struct {
 	SearchWithSeedURLs bool
 	SeedLinkExpansion  bool

@@ -33,13 +33,6 @@ const (
 	maxScoreReserveE = 1500 * time.Millisecond
 )
 
-func (s *Shortlister) now() time.Time {
-	if s.Now != nil {
-		return s.Now()
-	}
-	return time.Now()
-}
-
 // Run collects, fetches and scores candidates for in. It returns what it
 // has when the budget runs out, naming what failed or was cut in
 // Result.Failures; the error is only for a cancelled ctx or a missing
@@ -49,7 +42,7 @@ func (s *Shortlister) Run(ctx context.Context, in Input, progress func(Event)) (
 		return nil, errors.New("shortlist: no page fetcher configured")
 	}
 	o := s.Options.withDefaults()
-	start := s.now()
+	start := time.Now()
 	runCtx, cancel := context.WithTimeout(ctx, o.Budget)
 	defer cancel()
 	emit := func(stage string, n int, d time.Duration) {
@@ -100,11 +93,11 @@ func (s *Shortlister) Run(ctx context.Context, in Input, progress func(Event)) (
 	}
 	cands := o.collect(res, seeds, seedGot, searched)
 	res.Stats.Collected = len(cands)
-	res.Stats.Collect = s.now().Sub(start)
+	res.Stats.Collect = time.Now().Sub(start)
 	emit("collect", len(cands), res.Stats.Collect)
 
 	// Fetch: the first max_fetch_urls candidates (seeds are already in).
-	fetchStart := s.now()
+	fetchStart := time.Now()
 	var urls []string
 	var idx []int
 	for i, c := range cands {
@@ -126,18 +119,18 @@ func (s *Shortlister) Run(ctx context.Context, in Input, progress func(Event)) (
 		pool = append(pool, &cand{Candidate: Candidate{URL: d.URL, Canonical: d.URL, Title: d.Title, Source: SourceCorpus,
 			Text: text, Snippet: snippet(text, o.SnippetChars)}, order: len(cands) + len(pool)})
 	}
-	res.Stats.Fetch = s.now().Sub(fetchStart)
+	res.Stats.Fetch = time.Now().Sub(fetchStart)
 	emit("fetch", res.Stats.Fetched, res.Stats.Fetch)
 
 	// Score with whatever time is left (the reserve at least).
-	scoreStart := s.now()
+	scoreStart := time.Now()
 	s.score(runCtx, o, res, pool, in.SubQueries)
 	res.Stats.Scored = len(pool)
 	res.Candidates = topK(pool, o.TopK)
 	res.Stats.Kept = len(res.Candidates)
-	res.Stats.Score = s.now().Sub(scoreStart)
+	res.Stats.Score = time.Now().Sub(scoreStart)
 	emit("score", res.Stats.Kept, res.Stats.Score)
-	res.Stats.Total = s.now().Sub(start)
+	res.Stats.Total = time.Now().Sub(start)
 	res.TimedOut = slices.ContainsFunc(res.Failures, func(f Failure) bool { return strings.HasPrefix(f.Reason, cutPrefix) })
 	if err := ctx.Err(); err != nil {
 		return res, err

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/askygo/asky/internal/research"
 )
 
 func failureFor(res *Result, urlSuffix string) string {
@@ -23,7 +25,7 @@ func TestRunRanksRelevantPageFirst(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		emb  Embedder
-	}{{"lexical", nil}, {"embedder", bagEmbedder{}}, {"embedder down", errEmbedder{}}} {
+	}{{"lexical", nil}, {"embedder", bagEmbedder{}}, {"builtin hash-v1", research.HashV1{}}, {"embedder down", errEmbedder{}}} {
 		t.Run(tc.name, func(t *testing.T) {
 			site := fakeSite(t, nil)
 			fs := &fakeSearch{hits: hits(site.URL, "/pasta", "/tag/raft", "/raft-leader-election", "/tiny", "/binary", "/loop", "/broken")}

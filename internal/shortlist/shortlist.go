@@ -136,12 +136,11 @@ type Event struct {
 }
 
 // Shortlister holds the dependencies of a run. Search may be nil when no
-// provider is configured (seed URLs and corpus documents still work).
+// provider is configured (seed URLs and corpus documents still work);
+// Embedder may be nil (lexical ranking); a zero Options is Defaults().
 type Shortlister struct {
 	Search   Searcher
 	Fetch    Fetcher
 	Embedder Embedder
 	Options  Options
-	// Now is the clock (tests); nil = time.Now.
-	Now func() time.Time
 }

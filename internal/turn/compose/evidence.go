@@ -24,12 +24,11 @@ func (x *composer) expand(ctx context.Context, req *turn.Request, emit func(turn
 		return x.subQueries
 	}
 	x.expanded = true
-	r := x.cfg.Research
-	if !x.q.ResearchSet || !r.ExpansionEnabled() {
+	enabled, mode, limit := x.cfg.Research.QueryExpansion()
+	if !x.q.ResearchSet || !enabled {
 		return nil
 	}
-	limit := r.SubQueryLimit()
-	if r.ExpansionMode() == "llm" {
+	if mode == "llm" {
 		subs, err := x.llmExpand(ctx, req, limit)
 		if err != nil {
 			emit(turn.Event{Kind: turn.EventDebug, Text: "llm query expansion failed (" + err.Error() + "); using keyphrases"})
@@ -39,7 +38,7 @@ func (x *composer) expand(ctx context.Context, req *turn.Request, emit func(turn
 	if len(x.subQueries) == 0 {
 		x.subQueries = shortlist.ExpandQuery(req.Query, limit)
 	}
-	emit(turn.Event{Kind: turn.EventDebug, Text: fmt.Sprintf("query expansion (%s): %q", r.ExpansionMode(), x.subQueries)})
+	emit(turn.Event{Kind: turn.EventDebug, Text: fmt.Sprintf("query expansion (%s): %q", mode, x.subQueries)})
 	return x.subQueries
 }
 

@@ -53,7 +53,7 @@ func (x *composer) shortlistStage(ctx context.Context, req *turn.Request, emit f
 	if !d.Enabled || x.pages == nil {
 		return nil
 	}
-	sl := &shortlist.Shortlister{Fetch: x.pages, Options: shortlist.FromConfig(x.cfg.Research.SourceShortlist), Now: x.Now}
+	sl := &shortlist.Shortlister{Fetch: x.pages, Options: shortlist.FromConfig(x.cfg.Research.SourceShortlist)}
 	if x.searcher != nil {
 		if s, err := x.searcher(); err == nil {
 			sl.Search = s

@@ -15,6 +15,9 @@ import (
 // warning (config doctor explains it); a name taken by a built-in tool is
 // skipped rather than replacing it.
 func customExtension(_ context.Context, opts *Options, cfg *config.Config, _ *turn.Request, reg *tools.Registry) error {
+	if len(cfg.Tool) == 0 {
+		return nil
+	}
 	specs, errs := custom.Tools(cfg.Tool, opts.Factory.Getenv("HOME"), opts.Remote)
 	for _, err := range errs {
 		fmt.Fprintf(opts.IO.ErrOut, "warning: %v (see asky config doctor)\n", err)

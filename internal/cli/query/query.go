@@ -38,6 +38,8 @@ type Options struct {
 	SystemPrompt string
 	ToolOff      []string
 	ListTools    bool
+	Tools        string // --tools [off [a,b]|reset]
+	ToolsReset   bool   // --tools reset: forget the session's tools-off list
 	JSON         bool
 
 	// Remote is set for questions from the daemon (RunRemote): an
@@ -109,7 +111,10 @@ func NewCmdQuery(f *cmdutil.Factory, runF func(context.Context, *Options) error)
 	fl.IntVarP(&opts.Turns, "turns", "t", 0, "maximum tool-using turns for this question")
 	fl.StringVar(&opts.SystemPrompt, "system-prompt", "", "replace the whole system prompt with `text` (alias -sp)")
 	fl.StringArrayVar(&opts.ToolOff, "tool-off", nil, "disable a tool by `name` (repeatable, comma list, or all; alias -off)")
-	fl.BoolVar(&opts.ListTools, "tools", false, "list the tools the model can use and exit")
+	fl.StringVar(&opts.Tools, "tools", "", "list the tools (no value), turn them `off [a,b]` for this question and session, or reset")
+	fl.Lookup("tools").NoOptDefVal = toolsFlagList
+	fl.BoolVar(&opts.ListTools, "list-tools", false, "list the tools the model can use and exit")
+	fl.BoolVar(&opts.ToolsReset, "tools-reset", false, "forget the session's tools-off list")
 	fl.BoolVar(&opts.JSON, "json", false, "print the result as JSON (answer, sources, tool calls, usage)")
 	fl.StringVarP(&opts.Continue, "continue-chat", "c", "", "continue from history `selector` (no value: the last turn)")
 	fl.Lookup("continue-chat").NoOptDefVal = "~1"
@@ -133,7 +138,7 @@ func NewCmdQuery(f *cmdutil.Factory, runF func(context.Context, *Options) error)
 	fl.Lookup("history").NoOptDefVal = "10"
 	fl.BoolVar(&opts.Reply, "reply", false, "continue the last conversation as a session")
 	fl.StringVar(&opts.TerminalLines, "terminal-lines", "", "add the last `N` lines of terminal scrollback (alias -tl)")
-	for _, name := range []string{"terminal-lines", "elephant-mode", "shortlist"} {
+	for _, name := range []string{"terminal-lines", "elephant-mode", "shortlist", "list-tools", "tools-reset"} {
 		_ = fl.MarkHidden(name)
 	}
 	cmd.Flags().SetInterspersed(true)

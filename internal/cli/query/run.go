@@ -27,6 +27,9 @@ func run(ctx context.Context, opts *Options) error {
 	for _, d := range cfg.Diagnostics {
 		fmt.Fprintf(opts.IO.ErrOut, "warning: %s\n", d)
 	}
+	if err := applyToolsFlag(opts, cfg); err != nil {
+		return err
+	}
 	sx, done, err := beginSession(ctx, opts, cfg)
 	if done || err != nil {
 		return err

@@ -274,7 +274,7 @@ func (sx *sessionTurn) stdinHasData() bool {
 // explicitDefaults reports whether any flag that persists on a session was
 // given.
 func explicitDefaults(o *Options) bool {
-	return o.Model != "" || o.Lean || o.Turns > 0 || o.SystemPrompt != "" || len(o.ToolOff) > 0 ||
+	return o.Model != "" || o.Lean || o.Turns > 0 || o.SystemPrompt != "" || len(o.ToolOff) > 0 || o.ToolsReset ||
 		o.Shortlist != "" || o.ResearchSet || o.Summarize || o.ElephantMode || o.TerminalLines != ""
 }
 
@@ -302,6 +302,9 @@ func (sx *sessionTurn) persistDefaults(ctx context.Context) error {
 	}
 	if o.SystemPrompt != "" {
 		s.Defaults.SystemPrompt = o.SystemPrompt
+	}
+	if o.ToolsReset {
+		s.Defaults.ToolOff = nil
 	}
 	if len(o.ToolOff) > 0 {
 		s.Defaults.ToolOff = append([]string(nil), o.ToolOff...)
@@ -345,7 +348,7 @@ func (sx *sessionTurn) applyDefaults() {
 	if o.SystemPrompt == "" {
 		o.SystemPrompt = d.SystemPrompt
 	}
-	if len(o.ToolOff) == 0 {
+	if len(o.ToolOff) == 0 && !o.ToolsReset {
 		o.ToolOff = append([]string(nil), d.ToolOff...)
 	}
 	if o.Shortlist == "" {
@@ -366,6 +369,9 @@ func (sx *sessionTurn) applyDefaults() {
 // defaultsOnly handles flags without a question: they are stored on the
 // shell's session. Without a session it is the usual "no question" error.
 func (sx *sessionTurn) defaultsOnly(ctx context.Context) error {
+	if sx.sess == nil && sx.opts.ToolsReset {
+		return cmdutil.UsageError("--tools reset clears a session's tools-off list; this shell has no session (see asky session list)", "no session to reset")
+	}
 	if sx.sess == nil {
 		// Unlike the original, a stray `asky -L` does not silently start a
 		// session: flags alone only mean something for a session.
@@ -390,6 +396,7 @@ func describeDefaults(o *Options) string {
 	add(o.Lean, "lean")
 	add(o.Turns > 0, fmt.Sprintf("%d turns", o.Turns))
 	add(o.SystemPrompt != "", "system prompt")
+	add(o.ToolsReset, "tools reset")
 	add(len(o.ToolOff) > 0, "tools off: "+strings.Join(o.ToolOff, ","))
 	add(o.Shortlist != "", "shortlist "+o.Shortlist)
 	add(o.ResearchSet, "research")

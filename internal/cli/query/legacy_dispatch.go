@@ -116,6 +116,7 @@ func mergeOptions(opts, p *Options) {
 	set(&opts.StickySession, p.StickySession)
 	set(&opts.ResumeSession, p.ResumeSession)
 	set(&opts.TerminalLines, p.TerminalLines)
+	set(&opts.Output, p.Output)
 	if p.ResearchSet {
 		opts.Research, opts.ResearchSet = p.Research, true
 	}

@@ -57,7 +57,8 @@ type Options struct {
 	ResumeSession  string // -rs SEL
 	NewSession     bool   // --session: name a new session from the query
 	ElephantMode   bool   // -em
-	OpenReport     bool   // -o
+	OpenReport     bool   // --open: write the report and open it
+	Output         string // -o [PATH]: write the HTML report (" " = archive dir)
 	CopyClipboard  bool   // -cc
 	SessionEnd     bool   // -se
 	SessionHistory string // -sh [N]
@@ -126,7 +127,9 @@ func NewCmdQuery(f *cmdutil.Factory, runF func(context.Context, *Options) error)
 	fl.StringVar(&opts.ResumeSession, "resume-session", "", "bind this shell to session `selector` (alias -rs)")
 	fl.BoolVar(&opts.NewSession, "session", false, "start a new session named from the question")
 	fl.BoolVar(&opts.ElephantMode, "elephant-mode", false, "remember facts about you from this session (alias -em)")
-	fl.BoolVarP(&opts.OpenReport, "open", "o", false, "write the answer as an HTML report and open it")
+	fl.StringVarP(&opts.Output, "output", "o", "", "write the answer as an HTML report to `path` (no value: the archive dir)")
+	fl.Lookup("output").NoOptDefVal = " "
+	fl.BoolVar(&opts.OpenReport, "open", false, "write the HTML report (see -o) and open it in the browser")
 	fl.BoolVar(&opts.CopyClipboard, "copy-clipboard", false, "copy the final answer to the clipboard (alias -cc)")
 	fl.BoolVar(&opts.SessionEnd, "session-end", false, "detach this shell from its session (alias -se)")
 	fl.StringVar(&opts.SessionHistory, "session-history", "", "list `N` sessions (alias -sh)")

@@ -30,6 +30,7 @@ func run(ctx context.Context, opts *Options) error {
 	if err := applyToolsFlag(opts, cfg); err != nil {
 		return err
 	}
+	takeOutputPath(opts)
 	sx, done, err := beginSession(ctx, opts, cfg)
 	if done || err != nil {
 		return err

@@ -140,8 +140,9 @@ func NewCmdQuery(f *cmdutil.Factory, runF func(context.Context, *Options) error)
 	fl.StringVarP(&opts.History, "history", "H", "", "list the last `N` turns")
 	fl.Lookup("history").NoOptDefVal = "10"
 	fl.BoolVar(&opts.Reply, "reply", false, "continue the last conversation as a session")
-	fl.StringVar(&opts.TerminalLines, "terminal-lines", "", "add the last `N` lines of terminal scrollback (alias -tl)")
-	for _, name := range []string{"terminal-lines", "elephant-mode", "shortlist", "list-tools", "tools-reset"} {
+	fl.StringVar(&opts.TerminalLines, "terminal-lines", "", "send the last `N` lines of this terminal (tmux, kitty, WezTerm) to the model with the question; default [general] terminal_context_lines (alias -tl)")
+	fl.Lookup("terminal-lines").NoOptDefVal = " "
+	for _, name := range []string{"elephant-mode", "shortlist", "list-tools", "tools-reset"} {
 		_ = fl.MarkHidden(name)
 	}
 	cmd.Flags().SetInterspersed(true)

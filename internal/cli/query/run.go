@@ -31,6 +31,7 @@ func run(ctx context.Context, opts *Options) error {
 		return err
 	}
 	takeOutputPath(opts)
+	takeTerminalLines(opts)
 	sx, done, err := beginSession(ctx, opts, cfg)
 	if done || err != nil {
 		return err
@@ -59,6 +60,11 @@ func run(ctx context.Context, opts *Options) error {
 		question, input = strings.TrimSpace(input), ""
 	case input != "":
 		input = "Input from stdin:\n```\n" + strings.TrimRight(input, "\n") + "\n```"
+	}
+	if opts.TerminalLines != "" {
+		if question, err = withTerminalLines(ctx, opts, cfg, question); err != nil {
+			return err
+		}
 	}
 	req.Query, req.Input = question, input
 	if !opts.Lean {

@@ -126,7 +126,7 @@ func NewCmdQuery(f *cmdutil.Factory, runF func(context.Context, *Options) error)
 	fl.StringVar(&opts.StickySession, "sticky-session", "", "create session `name` and bind this shell to it (alias -ss)")
 	fl.StringVar(&opts.ResumeSession, "resume-session", "", "bind this shell to session `selector` (alias -rs)")
 	fl.BoolVar(&opts.NewSession, "session", false, "start a new session named from the question")
-	fl.BoolVar(&opts.ElephantMode, "elephant-mode", false, "remember facts about you from this session (alias -em)")
+	fl.BoolVar(&opts.ElephantMode, "elephant-mode", false, "after each answer, save facts you state about yourself to the session's memory (alias -em)")
 	fl.StringVarP(&opts.Output, "output", "o", "", "write the answer as an HTML report to `path` (no value: the archive dir)")
 	fl.Lookup("output").NoOptDefVal = " "
 	fl.BoolVar(&opts.OpenReport, "open", false, "write the HTML report (see -o) and open it in the browser")
@@ -142,7 +142,7 @@ func NewCmdQuery(f *cmdutil.Factory, runF func(context.Context, *Options) error)
 	fl.BoolVar(&opts.Reply, "reply", false, "continue the last conversation as a session")
 	fl.StringVar(&opts.TerminalLines, "terminal-lines", "", "send the last `N` lines of this terminal (tmux, kitty, WezTerm) to the model with the question; default [general] terminal_context_lines (alias -tl)")
 	fl.Lookup("terminal-lines").NoOptDefVal = " "
-	for _, name := range []string{"elephant-mode", "shortlist", "list-tools", "tools-reset"} {
+	for _, name := range []string{"shortlist", "list-tools", "tools-reset"} {
 		_ = fl.MarkHidden(name)
 	}
 	cmd.Flags().SetInterspersed(true)

@@ -14,8 +14,9 @@ import (
 	"github.com/askygo/asky/internal/turn"
 )
 
-// after runs once the answer is printed: -cc copies it, -o writes the HTML
-// report. Failures are warnings; the answer is already out.
+// after runs once the answer is printed: -cc copies it, -o/--open write
+// (and open) the HTML report, -em extracts memories.
+// Failures are warnings; the answer is already out.
 func (sx *sessionTurn) after(ctx context.Context, res *turn.Result) error {
 	if res == nil {
 		return nil
@@ -39,6 +40,7 @@ func (sx *sessionTurn) after(ctx context.Context, res *turn.Result) error {
 	if opts.OpenReport || opts.Output != "" {
 		sx.report(ctx, res)
 	}
+	sx.elephant(ctx, res)
 	return nil
 }
 

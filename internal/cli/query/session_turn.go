@@ -35,6 +35,9 @@ type sessionTurn struct {
 	sess *store.Session
 	// contIDs are history turns loaded as context by -c.
 	contIDs []int64
+	// client and model answer the turn; elephant mode reuses them.
+	client llm.Client
+	model  string
 }
 
 // beginSession runs first in a query: legacy action flags, presets and
@@ -411,6 +414,7 @@ func describeDefaults(o *Options) string {
 // printed answer is never delayed) and loads the conversation and -c
 // context into req.
 func (sx *sessionTurn) prepare(ctx context.Context, req *turn.Request) error {
+	sx.client, sx.model = req.Client, modelID(req)
 	if sx.st == nil {
 		return nil
 	}

@@ -1,6 +1,9 @@
 package config
 
-import "fmt"
+import (
+	"context"
+	"fmt"
+)
 
 // CustomTool is a [tool.NAME] command tool (the original's user.toml
 // format, plus argv commands and limits). The tools/custom package builds
@@ -100,4 +103,27 @@ func (c *Config) validateExtras() error {
 // smtp.gmail.com host: mail goes nowhere until a server is configured.
 func defaultEmail() Email {
 	return Email{SMTPPort: 587, SMTPUseTLS: true, SMTPUserEnv: "ASKY_SMTP_USER", SMTPPasswordEnv: "ASKY_SMTP_PASSWORD"}
+}
+
+// SMTPCredentials returns the SMTP user and password: the user literal or
+// from smtp_user_env, the password from smtp_password_cmd (a password
+// manager) or smtp_password_env. Both empty means no authentication.
+func (e Email) SMTPCredentials(ctx context.Context, env Env) (user string, pass Secret, err error) {
+	user = e.SMTPUser
+	if user == "" && e.SMTPUserEnv != "" {
+		user = env.Getenv(e.SMTPUserEnv)
+	}
+	switch {
+	case e.SMTPPasswordCmd != "":
+		pass, err = runKeyCmd(ctx, e.SMTPPasswordCmd, env.KeyCmdTimeout)
+		if err != nil {
+			return "", "", fmt.Errorf("email.smtp_password_cmd: %w", err)
+		}
+	case e.SMTPPasswordEnv != "":
+		pass = Secret(env.Getenv(e.SMTPPasswordEnv))
+	}
+	if user != "" && pass == "" {
+		return "", "", fmt.Errorf("SMTP user %s has no password: export %s or set email.smtp_password_cmd", user, e.SMTPPasswordEnv)
+	}
+	return user, pass, nil
 }

@@ -117,6 +117,9 @@ func mergeOptions(opts, p *Options) {
 	set(&opts.ResumeSession, p.ResumeSession)
 	set(&opts.TerminalLines, p.TerminalLines)
 	set(&opts.Output, p.Output)
+	set(&opts.SendMail, p.SendMail)
+	set(&opts.Subject, p.Subject)
+	set(&opts.PushData, p.PushData)
 	if p.ResearchSet {
 		opts.Research, opts.ResearchSet = p.Research, true
 	}

@@ -68,6 +68,9 @@ type Options struct {
 	History        string // -H [N]
 	Reply          bool   // --reply
 	TerminalLines  string // -tl [N]
+	SendMail       string // --sendmail addr,…
+	Subject        string // --subject
+	PushData       string // --push-data ENDPOINT[?k=v]
 }
 
 // NewCmdQuery builds the query command; runF replaces the run function in
@@ -142,6 +145,9 @@ func NewCmdQuery(f *cmdutil.Factory, runF func(context.Context, *Options) error)
 	fl.BoolVar(&opts.Reply, "reply", false, "continue the last conversation as a session")
 	fl.StringVar(&opts.TerminalLines, "terminal-lines", "", "send the last `N` lines of this terminal (tmux, kitty, WezTerm) to the model with the question; default [general] terminal_context_lines (alias -tl)")
 	fl.Lookup("terminal-lines").NoOptDefVal = " "
+	fl.StringVar(&opts.SendMail, "sendmail", "", "mail the answer as HTML to `addresses` (comma list) through [email] SMTP")
+	fl.StringVar(&opts.Subject, "subject", "", "mail `subject` for --sendmail (default: the answer's title)")
+	fl.StringVar(&opts.PushData, "push-data", "", "POST the answer as JSON to [push_data.NAME] `endpoint` (NAME?key=value passes parameters)")
 	for _, name := range []string{"shortlist", "list-tools", "tools-reset"} {
 		_ = fl.MarkHidden(name)
 	}

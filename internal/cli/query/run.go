@@ -32,6 +32,9 @@ func run(ctx context.Context, opts *Options) error {
 	}
 	takeOutputPath(opts)
 	takeTerminalLines(opts)
+	if err := checkDelivery(opts, cfg); err != nil {
+		return err
+	}
 	sx, done, err := beginSession(ctx, opts, cfg)
 	if done || err != nil {
 		return err

@@ -40,6 +40,7 @@ func (sx *sessionTurn) after(ctx context.Context, res *turn.Result) error {
 	if opts.OpenReport || opts.Output != "" {
 		sx.report(ctx, res)
 	}
+	sx.deliverAnswer(ctx, res)
 	sx.elephant(ctx, res)
 	return nil
 }

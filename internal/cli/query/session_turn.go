@@ -405,7 +405,7 @@ func describeDefaults(o *Options) string {
 	add(o.ResearchSet, "research")
 	add(o.Summarize, "summaries")
 	add(o.ElephantMode, "memory extraction")
-	add(o.TerminalLines != "", "terminal lines "+o.TerminalLines)
+	add(o.TerminalLines != "", strings.TrimSpace("terminal lines "+strings.TrimSpace(o.TerminalLines)))
 	return strings.Join(parts, ", ")
 }
 

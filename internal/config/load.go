@@ -18,7 +18,7 @@ import (
 
 // SplitFiles are the original asky's per-topic files, merged in this order
 // after config.toml so that an existing asky config directory works.
-var SplitFiles = []string{"general.toml", "api.toml", "models.toml", "research.toml", "memory.toml", "user.toml", "prompts.toml", "xmpp.toml"}
+var SplitFiles = []string{"general.toml", "api.toml", "models.toml", "research.toml", "memory.toml", "user.toml", "prompts.toml", "xmpp.toml", "push_data.toml"}
 
 // MainFile is the single-file configuration most users write.
 const MainFile = "config.toml"

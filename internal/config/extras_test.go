@@ -8,11 +8,11 @@ import (
 
 func TestExtrasValidated(t *testing.T) {
 	cases := map[string]string{
-		"[tool.x]\ncommand = \"ls\"\ntimeout = -1\n":                   "tool.x.timeout",
-		"[tool.x]\ncommand = \"ls\"\nmax_output_bytes = -5\n":          "tool.x.max_output_bytes",
-		"[email]\nsmtp_port = 70000\n":                                 "email.smtp_port",
+		"[tool.x]\ncommand = \"ls\"\ntimeout = -1\n":                  "tool.x.timeout",
+		"[tool.x]\ncommand = \"ls\"\nmax_output_bytes = -5\n":         "tool.x.max_output_bytes",
+		"[email]\nsmtp_port = 70000\n":                                "email.smtp_port",
 		"[push_data.hook]\nurl = \"http://h\"\nmethod = \"delete\"\n": "push_data.hook.method",
-		"[general]\nterminal_context_lines = -2\n":                     "general.terminal_context_lines",
+		"[general]\nterminal_context_lines = -2\n":                    "general.terminal_context_lines",
 	}
 	for body, key := range cases {
 		dir, getenv := home(t, map[string]string{"config.toml": body})

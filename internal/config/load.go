@@ -18,7 +18,7 @@ import (
 
 // SplitFiles are the original asky's per-topic files, merged in this order
 // after config.toml so that an existing asky config directory works.
-var SplitFiles = []string{"general.toml", "api.toml", "models.toml", "research.toml", "memory.toml", "user.toml", "prompts.toml", "xmpp.toml"}
+var SplitFiles = []string{"general.toml", "api.toml", "models.toml", "research.toml", "memory.toml", "user.toml", "prompts.toml", "xmpp.toml", "push_data.toml"}
 
 // MainFile is the single-file configuration most users write.
 const MainFile = "config.toml"
@@ -179,7 +179,7 @@ func (c *Config) validate() error {
 			return &ValueError{File: c.origins[key], Key: key, Message: fmt.Sprintf("type must be \"openai\" or \"anthropic\", not %q", a.Type)}
 		}
 	}
-	return nil
+	return c.validateExtras()
 }
 
 func sortedKeys[V any](m map[string]V) []string {
@@ -356,7 +356,7 @@ func isFreeForm(k toml.Key) bool {
 		return false
 	}
 	switch k[0] {
-	case "prompts", "xmpp", "daemon", "plugins", "plugin", "push_data", "email", "query_classification", "xmpp_client", "telegram", "http":
+	case "prompts", "xmpp", "daemon", "plugins", "plugin", "query_classification", "xmpp_client", "telegram", "http":
 		return true
 	case "models", "api":
 		// parameters / headers are free-form maps.
@@ -365,12 +365,15 @@ func isFreeForm(k toml.Key) bool {
 		return len(k) >= 2 && (k[1] == "source_shortlist" || k[1] == "chromadb" || k[1] == "query_expansion_enabled" || k[1] == "query_expansion_mode" || k[1] == "max_sub_queries" || k[1] == "evidence_extraction_enabled" || k[1] == "evidence_extraction_max_chunks" || k[1] == "summarization_workers")
 	case "tool":
 		return len(k) >= 3 && k[2] == "parameters"
+	case "push_data":
+		// headers and fields are free-form maps.
+		return len(k) >= 3 && (k[2] == "headers" || k[2] == "fields")
 	case "general":
 		// Keys the original reads that we accept without using.
 		if len(k) == 2 {
 			switch k[1] {
 			case "truncate_messages_in_logs", "log_level", "log_file", "query_summary_max_chars", "answer_summary_max_chars",
-				"continue_query_threshold", "terminal_context_lines", "interface_model", "interface_model_plain_query_enabled",
+				"continue_query_threshold", "interface_model", "interface_model_plain_query_enabled",
 				"interface_model_plain_query_prompt_enrichment_enabled", "default_image_model", "archive_dir", "live_screen_mode":
 				return true
 			}

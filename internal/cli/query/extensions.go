@@ -19,6 +19,7 @@ var extensions = []extension{
 	memoryExtension,
 	webExtension,
 	researchExtension,
+	customExtension,
 }
 
 // buildTools composes the tool registry (and preloaders on req) from every

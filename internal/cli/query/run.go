@@ -27,6 +27,14 @@ func run(ctx context.Context, opts *Options) error {
 	for _, d := range cfg.Diagnostics {
 		fmt.Fprintf(opts.IO.ErrOut, "warning: %s\n", d)
 	}
+	if err := applyToolsFlag(opts, cfg); err != nil {
+		return err
+	}
+	takeOutputPath(opts)
+	takeTerminalLines(opts)
+	if err := checkDelivery(opts, cfg); err != nil {
+		return err
+	}
 	sx, done, err := beginSession(ctx, opts, cfg)
 	if done || err != nil {
 		return err
@@ -55,6 +63,11 @@ func run(ctx context.Context, opts *Options) error {
 		question, input = strings.TrimSpace(input), ""
 	case input != "":
 		input = "Input from stdin:\n```\n" + strings.TrimRight(input, "\n") + "\n```"
+	}
+	if opts.TerminalLines != "" {
+		if question, err = withTerminalLines(ctx, opts, cfg, question); err != nil {
+			return err
+		}
 	}
 	req.Query, req.Input = question, input
 	if !opts.Lean {

@@ -76,7 +76,13 @@ func RunRemote(ctx context.Context, f *cmdutil.Factory, q Remote, sink func(turn
 		return nil, err
 	}
 	eng := &turn.Engine{Store: st, Now: opts.Now, DefaultMaxTurns: cfg.General.MaxTurns}
-	return eng.Run(ctx, *req, sink)
+	res, err := eng.Run(ctx, *req, sink)
+	if err == nil && opts.ElephantMode && sx.sess != nil {
+		// The session asked for elephant mode: extract after the answer
+		// is returned, never delaying it (notices go to the daemon log).
+		go sx.elephant(context.WithoutCancel(ctx), res)
+	}
+	return res, err
 }
 
 // remoteSession finds the session by exact name or creates it.

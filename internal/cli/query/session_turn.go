@@ -35,6 +35,9 @@ type sessionTurn struct {
 	sess *store.Session
 	// contIDs are history turns loaded as context by -c.
 	contIDs []int64
+	// client and model answer the turn; elephant mode reuses them.
+	client llm.Client
+	model  string
 }
 
 // beginSession runs first in a query: legacy action flags, presets and
@@ -274,7 +277,7 @@ func (sx *sessionTurn) stdinHasData() bool {
 // explicitDefaults reports whether any flag that persists on a session was
 // given.
 func explicitDefaults(o *Options) bool {
-	return o.Model != "" || o.Lean || o.Turns > 0 || o.SystemPrompt != "" || len(o.ToolOff) > 0 ||
+	return o.Model != "" || o.Lean || o.Turns > 0 || o.SystemPrompt != "" || len(o.ToolOff) > 0 || o.ToolsReset ||
 		o.Shortlist != "" || o.ResearchSet || o.Summarize || o.ElephantMode || o.TerminalLines != ""
 }
 
@@ -302,6 +305,9 @@ func (sx *sessionTurn) persistDefaults(ctx context.Context) error {
 	}
 	if o.SystemPrompt != "" {
 		s.Defaults.SystemPrompt = o.SystemPrompt
+	}
+	if o.ToolsReset {
+		s.Defaults.ToolOff = nil
 	}
 	if len(o.ToolOff) > 0 {
 		s.Defaults.ToolOff = append([]string(nil), o.ToolOff...)
@@ -345,7 +351,7 @@ func (sx *sessionTurn) applyDefaults() {
 	if o.SystemPrompt == "" {
 		o.SystemPrompt = d.SystemPrompt
 	}
-	if len(o.ToolOff) == 0 {
+	if len(o.ToolOff) == 0 && !o.ToolsReset {
 		o.ToolOff = append([]string(nil), d.ToolOff...)
 	}
 	if o.Shortlist == "" {
@@ -366,6 +372,9 @@ func (sx *sessionTurn) applyDefaults() {
 // defaultsOnly handles flags without a question: they are stored on the
 // shell's session. Without a session it is the usual "no question" error.
 func (sx *sessionTurn) defaultsOnly(ctx context.Context) error {
+	if sx.sess == nil && sx.opts.ToolsReset {
+		return cmdutil.UsageError("--tools reset clears a session's tools-off list; this shell has no session (see asky session list)", "no session to reset")
+	}
 	if sx.sess == nil {
 		// Unlike the original, a stray `asky -L` does not silently start a
 		// session: flags alone only mean something for a session.
@@ -390,12 +399,13 @@ func describeDefaults(o *Options) string {
 	add(o.Lean, "lean")
 	add(o.Turns > 0, fmt.Sprintf("%d turns", o.Turns))
 	add(o.SystemPrompt != "", "system prompt")
+	add(o.ToolsReset, "tools reset")
 	add(len(o.ToolOff) > 0, "tools off: "+strings.Join(o.ToolOff, ","))
 	add(o.Shortlist != "", "shortlist "+o.Shortlist)
 	add(o.ResearchSet, "research")
 	add(o.Summarize, "summaries")
 	add(o.ElephantMode, "memory extraction")
-	add(o.TerminalLines != "", "terminal lines "+o.TerminalLines)
+	add(o.TerminalLines != "", strings.TrimSpace("terminal lines "+strings.TrimSpace(o.TerminalLines)))
 	return strings.Join(parts, ", ")
 }
 
@@ -404,6 +414,7 @@ func describeDefaults(o *Options) string {
 // printed answer is never delayed) and loads the conversation and -c
 // context into req.
 func (sx *sessionTurn) prepare(ctx context.Context, req *turn.Request) error {
+	sx.client, sx.model = req.Client, modelID(req)
 	if sx.st == nil {
 		return nil
 	}

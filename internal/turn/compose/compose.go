@@ -68,6 +68,12 @@ type Request struct {
 	Shortlist string
 	// Summarize asks for page summaries and summarized -c context (-s).
 	Summarize bool
+	// ToolsReset ignores the session's stored tools-off list (--tools
+	// reset).
+	ToolsReset bool
+	// ElephantMode extracts memories after the answer (-em); a session's
+	// memory_auto_extract turns it on too. See AfterAnswer.
+	ElephantMode bool
 	// Remote is set for questions from the daemon: an extension that runs
 	// local commands must stay off unless enabled for remote use
 	// (reliability.md §3.8).
@@ -90,6 +96,9 @@ type Core struct {
 	// the -vv payload trace.
 	OnRetry func(attempt int, wait time.Duration, err error)
 	Trace   io.Writer
+	// Warn receives warnings about the configuration met while composing
+	// (a broken [tool.NAME]); nil drops them.
+	Warn func(string)
 	// Model resolves an alias to a model and its client; nil resolves
 	// from config with provider.New. Tests replace it with a fake.
 	Model func(ctx context.Context, alias string) (*config.ResolvedModel, llm.Client, error)
@@ -149,6 +158,12 @@ type composer struct {
 	// shortlisted counts the shortlist's kept candidates (evidence
 	// extraction runs only with few of them).
 	shortlisted int
+}
+
+func (x *composer) warn(s string) {
+	if x.Warn != nil {
+		x.Warn(s)
+	}
 }
 
 func (c *Core) now() time.Time {

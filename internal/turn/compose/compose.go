@@ -166,13 +166,6 @@ func (x *composer) warn(s string) {
 	}
 }
 
-func (c *Core) now() time.Time {
-	if c.Now != nil {
-		return c.Now()
-	}
-	return time.Now()
-}
-
 // Run answers q: session and defaults, tools and preload stages, model,
 // session context, then the engine, which persists the turn. Progress,
 // notices and the streamed answer go to emit (may be nil).
@@ -214,13 +207,6 @@ func (c *Core) Run(ctx context.Context, q Request, emit func(turn.Event)) (*turn
 	} else if err := leanMemoryTrigger(ctx, x, req, emit); err != nil {
 		return nil, err
 	}
-	if q.Session == nil && q.ResearchSet && !q.Lean {
-		// As the original (asky-behavior.md §5.1 step 2): research without
-		// a session gets its own, so findings of unrelated runs stay apart.
-		if err := x.researchSession(ctx, st, req, emit); err != nil {
-			return nil, err
-		}
-	}
 	model, client, err := x.model(ctx, q.Model)
 	if err != nil {
 		return nil, err
@@ -229,6 +215,14 @@ func (c *Core) Run(ctx context.Context, q Request, emit func(turn.Event)) (*turn
 		emit(turn.Event{Kind: turn.EventDebug, Text: fmt.Sprintf("using detected model %s (%s at %s)", model.ID, model.APIName, model.BaseURL)})
 	}
 	req.Model, req.Client = model, client
+	if q.Session == nil && q.ResearchSet && !q.Lean {
+		// As the original (asky-behavior.md §5.1 step 2): research without
+		// a session gets its own, so findings of unrelated runs stay apart.
+		// Created once the model resolves: a failed run leaves none.
+		if err := x.researchSession(ctx, st, req, emit); err != nil {
+			return nil, err
+		}
+	}
 	if !q.Lean {
 		req.CompactTool = newCompactor(x, req).compact
 		req.CompactionPct = cfg.Session.CompactionThreshold

@@ -76,6 +76,10 @@ func newFakeSite() *httptest.Server {
 	mux := http.NewServeMux()
 	var srv *httptest.Server
 	mux.HandleFunc("/search", func(w http.ResponseWriter, r *http.Request) {
+		if strings.Contains(r.URL.Query().Get("q"), "providerdown") {
+			http.Error(w, "search backend down", http.StatusBadGateway)
+			return
+		}
 		w.Header().Set("Content-Type", "application/json")
 		fmt.Fprintf(w, `{"query":%q,"results":[
 			{"url":"%s/go126","title":"Go 1.26 Release Notes","content":"Go 1.26 brings green tea GC by default.","engine":"fake"},
@@ -91,6 +95,27 @@ func newFakeSite() *httptest.Server {
 			<h2>Language changes</h2>
 			<p>The built-in new function now accepts an expression as its operand, so new(42) allocates an int.</p>
 			</article></body></html>`)
+	})
+	mux.HandleFunc("/other", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprint(w, `<!doctype html><html><head><title>Other page</title></head><body><article>
+			<h1>Other page</h1>
+			<p>Tomatoes grow best in full sun with regular watering. Prune the side shoots every week and tie the main stem
+			to a stake as it grows. Harvest when the fruit is evenly red and slightly soft to the touch.</p>
+			<p>Basil likes the same conditions and keeps aphids away, so plant it between the rows. Mulch keeps the soil
+			moist during hot weeks and stops weeds from taking over the bed.</p>
+			</article></body></html>`)
+	})
+	// /long/N is a long article (about 9000 chars) with sentences unique
+	// to N, for context-budget tests.
+	mux.HandleFunc("/long/{n}", func(w http.ResponseWriter, r *http.Request) {
+		n := r.PathValue("n")
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprintf(w, `<!doctype html><html><head><title>Long page %s</title></head><body><article><h1>Long page %s</h1>`, n, n)
+		for i := 0; i < 60; i++ {
+			fmt.Fprintf(w, "<p>Paragraph %d of long page %s: marker-%s-%d explains one more detail of the subject at length, with enough words to matter.</p>\n", i, n, n, i)
+		}
+		fmt.Fprint(w, `</article></body></html>`)
 	})
 	srv = httptest.NewServer(mux)
 	return srv
@@ -125,6 +150,11 @@ api_key_env = "FAKE_KEY"
 api = "fake"
 id = "fake-model"
 context_size = 32000
+
+[models.small]
+api = "fake"
+id = "small-model"
+context_size = 6000
 
 [models.claude]
 api = "anth"

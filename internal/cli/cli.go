@@ -19,6 +19,7 @@ import (
 	"github.com/askygo/asky/internal/llm"
 	"github.com/askygo/asky/internal/research"
 	"github.com/askygo/asky/internal/store"
+	"github.com/askygo/asky/internal/turn/compose"
 )
 
 // Main runs asky with the process arguments and returns the exit code.
@@ -81,6 +82,7 @@ func classify(err error) (int, string) {
 		pe   *config.ParseError
 		le   *llm.Error
 		emb  *research.EmbedderError
+		cu   *compose.UsageError
 		hint cmdutil.Hinter
 	)
 	switch {
@@ -88,6 +90,8 @@ func classify(err error) (int, string) {
 		return ce.Code, ce.Hint
 	case errors.As(err, &fe):
 		return cmdutil.ExitUsage, fe.Hint
+	case errors.As(err, &cu):
+		return cmdutil.ExitUsage, cu.Hint()
 	case errors.Is(err, config.ErrNoModel):
 		return cmdutil.ExitNoModel, "configure a model with `asky config model add`, or export OPENAI_API_KEY / ANTHROPIC_API_KEY / OPENROUTER_API_KEY, or start Ollama"
 	case errors.As(err, &ua):

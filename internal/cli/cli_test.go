@@ -169,3 +169,27 @@ func TestUnreachableEmbedderHint(t *testing.T) {
 		t.Fatalf("stderr:\n%s", errOut)
 	}
 }
+
+// A research pointer that is neither a path, a name under the document
+// roots nor `web` is a usage error naming it, never question text.
+func TestMissingResearchPointerExits2(t *testing.T) {
+	for _, args := range [][]string{{"-r", "./nonexistent/", "q"}, {"-r=./nonexistent/", "q"}} {
+		f, _, _, errOut := testFactory(t, map[string]string{"OPENAI_API_KEY": "sk-test"})
+		if code := Run(args, f); code != cmdutil.ExitUsage {
+			t.Fatalf("%v: exit %d, want 2\n%s", args, code, errOut)
+		}
+		if !strings.Contains(errOut.String(), `"./nonexistent/"`) || !strings.Contains(errOut.String(), "hint:") {
+			t.Errorf("%v: stderr:\n%s", args, errOut)
+		}
+	}
+}
+
+func TestBadShortlistValueIsUsageError(t *testing.T) {
+	f, _, _, errOut := testFactory(t, map[string]string{"OPENAI_API_KEY": "sk-test"})
+	if code := Run([]string{"--shortlist", "maybe", "hi"}, f); code != cmdutil.ExitUsage {
+		t.Fatalf("exit %d, want 2\n%s", code, errOut)
+	}
+	if !strings.Contains(errOut.String(), "on, off or reset") {
+		t.Errorf("stderr:\n%s", errOut)
+	}
+}

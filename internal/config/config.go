@@ -25,6 +25,9 @@ type Config struct {
 	XMPP           map[string]any          `toml:"xmpp"`
 	Daemon         map[string]any          `toml:"daemon"`
 
+	// QueryClassification is [query_classification] (shortlist.go).
+	QueryClassification QueryClassification `toml:"query_classification"`
+
 	// Paths where this configuration was found and where data lives.
 	Paths Paths `toml:"-"`
 	// Files lists the config files that were read, in merge order.
@@ -133,22 +136,32 @@ type Session struct {
 
 // Research holds the [research] table.
 type Research struct {
-	Enabled                        bool           `toml:"enabled"`
-	LocalDocumentRoots             []string       `toml:"local_document_roots"`
-	AllowAbsolutePathsOutsideRoots bool           `toml:"allow_absolute_paths_outside_roots"`
-	AllowedIngestionExtensions     []string       `toml:"allowed_ingestion_extensions"`
-	CacheTTLHours                  int            `toml:"cache_ttl_hours"`
-	ChunkSize                      int            `toml:"chunk_size"`
-	ChunkOverlap                   int            `toml:"chunk_overlap"`
-	MaxChunksPerRetrieval          int            `toml:"max_chunks_per_retrieval"`
-	MaxLinksPerURL                 int            `toml:"max_links_per_url"`
-	MaxRelevantLinks               int            `toml:"max_relevant_links"`
-	MemoryMaxResults               int            `toml:"memory_max_results"`
-	DenseWeight                    float64        `toml:"dense_weight"`
-	LexicalWeight                  float64        `toml:"lexical_weight"`
-	MinRelevance                   float64        `toml:"min_relevance"`
-	Embedding                      Embedding      `toml:"embedding"`
-	SourceShortlist                map[string]any `toml:"source_shortlist"`
+	Enabled                        bool      `toml:"enabled"`
+	LocalDocumentRoots             []string  `toml:"local_document_roots"`
+	AllowAbsolutePathsOutsideRoots bool      `toml:"allow_absolute_paths_outside_roots"`
+	AllowedIngestionExtensions     []string  `toml:"allowed_ingestion_extensions"`
+	CacheTTLHours                  int       `toml:"cache_ttl_hours"`
+	ChunkSize                      int       `toml:"chunk_size"`
+	ChunkOverlap                   int       `toml:"chunk_overlap"`
+	MaxChunksPerRetrieval          int       `toml:"max_chunks_per_retrieval"`
+	MaxLinksPerURL                 int       `toml:"max_links_per_url"`
+	MaxRelevantLinks               int       `toml:"max_relevant_links"`
+	MemoryMaxResults               int       `toml:"memory_max_results"`
+	DenseWeight                    float64   `toml:"dense_weight"`
+	LexicalWeight                  float64   `toml:"lexical_weight"`
+	MinRelevance                   float64   `toml:"min_relevance"`
+	Embedding                      Embedding `toml:"embedding"`
+
+	// SourceShortlist is [research.source_shortlist] (shortlist.go).
+	SourceShortlist SourceShortlist `toml:"source_shortlist"`
+	// Query expansion keys as the original's code reads them; see
+	// Research.QueryExpansion for the merge with the shortlist table.
+	QueryExpansionEnabled *bool  `toml:"query_expansion_enabled,omitempty"`
+	QueryExpansionMode    string `toml:"query_expansion_mode,omitempty"`
+	MaxSubQueries         int    `toml:"max_sub_queries,omitzero"`
+	// Evidence extraction (preload.go).
+	EvidenceExtractionEnabled   bool `toml:"evidence_extraction_enabled,omitempty"`
+	EvidenceExtractionMaxChunks int  `toml:"evidence_extraction_max_chunks,omitzero"`
 }
 
 // Embedding selects the embedder used for the corpus and memory.

@@ -66,6 +66,7 @@ func Defaults() *Config {
 			LexicalWeight:              0.25,
 			MinRelevance:               0.15,
 			Embedding:                  Embedding{Provider: "builtin", Model: "hash-v1", BatchSize: 32},
+			SourceShortlist:            DefaultSourceShortlist(),
 		},
 		Memory: Memory{
 			Enabled:             true,
@@ -85,5 +86,7 @@ func Defaults() *Config {
 		Input:          Input{StdinMaxBytes: 100 << 10},
 		UserPrompts:    map[string]string{},
 		CommandPresets: map[string]string{},
+
+		QueryClassification: DefaultQueryClassification(),
 	}
 }

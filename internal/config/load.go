@@ -179,6 +179,22 @@ func (c *Config) validate() error {
 			return &ValueError{File: c.origins[key], Key: key, Message: fmt.Sprintf("type must be \"openai\" or \"anthropic\", not %q", a.Type)}
 		}
 	}
+	if k, msg := c.Research.SourceShortlist.validate(); k != "" {
+		key := formatKey([]string{"research", "source_shortlist", k})
+		return &ValueError{File: c.origins[key], Key: key, Message: msg}
+	}
+	if k, msg := (SourceShortlist{BudgetSeconds: 1, QueryExpansionMode: c.Research.QueryExpansionMode, MaxSubQueries: c.Research.MaxSubQueries}).validate(); k != "" {
+		key := formatKey([]string{"research", k})
+		return &ValueError{File: c.origins[key], Key: key, Message: msg}
+	}
+	if k, msg := c.Research.validateEvidence(); k != "" {
+		key := formatKey([]string{"research", k})
+		return &ValueError{File: c.origins[key], Key: key, Message: msg}
+	}
+	if k, msg := c.QueryClassification.validate(); k != "" {
+		key := formatKey([]string{"query_classification", k})
+		return &ValueError{File: c.origins[key], Key: key, Message: msg}
+	}
 	return c.validateExtras()
 }
 
@@ -356,13 +372,13 @@ func isFreeForm(k toml.Key) bool {
 		return false
 	}
 	switch k[0] {
-	case "prompts", "xmpp", "daemon", "plugins", "plugin", "query_classification", "xmpp_client", "telegram", "http":
+	case "prompts", "xmpp", "daemon", "plugins", "plugin", "xmpp_client", "telegram", "http":
 		return true
 	case "models", "api":
 		// parameters / headers are free-form maps.
 		return len(k) >= 3 && (k[2] == "parameters" || k[2] == "headers")
 	case "research":
-		return len(k) >= 2 && (k[1] == "source_shortlist" || k[1] == "chromadb" || k[1] == "query_expansion_enabled" || k[1] == "query_expansion_mode" || k[1] == "max_sub_queries" || k[1] == "evidence_extraction_enabled" || k[1] == "evidence_extraction_max_chunks" || k[1] == "summarization_workers")
+		return len(k) >= 2 && (k[1] == "chromadb" || k[1] == "summarization_workers")
 	case "tool":
 		return len(k) >= 3 && k[2] == "parameters"
 	case "push_data":

@@ -72,6 +72,7 @@ func (e *Engine) Run(ctx context.Context, req Request, emit func(Event)) (*Resul
 	r.maxTurns = e.maxTurns(&req)
 	userMsg := r.userMessage()
 	r.msgs = append(append([]llm.Message{}, req.History...), userMsg)
+	r.userIdx = len(req.History)
 	r.stored = []store.Message{{Role: string(llm.RoleUser), Content: userMsg.Content}}
 
 	err := r.loop(ctx)
@@ -107,9 +108,11 @@ type run struct {
 	start    time.Time
 	maxTurns int
 	msgs     []llm.Message
-	stored   []store.Message
-	calls    []store.LLMCall
-	partial  strings.Builder
+	// userIdx is the position of this turn's question in msgs.
+	userIdx int
+	stored  []store.Message
+	calls   []store.LLMCall
+	partial strings.Builder
 }
 
 func (r *run) userMessage() llm.Message {
@@ -247,6 +250,10 @@ func (r *run) call(ctx context.Context, system string, withTools bool, purpose s
 	}
 	if withTools {
 		req.Tools = r.req.Tools.Specs()
+	}
+	if st := r.fit(ctx, system, req.Tools); st.compacted+st.dropped+st.truncated > 0 {
+		r.emit(Event{Kind: EventDebug, Text: st.String()})
+		req.Messages = append([]llm.Message{{Role: llm.RoleSystem, Content: system}}, r.msgs...)
 	}
 	r.partial.Reset()
 	t0 := time.Now()

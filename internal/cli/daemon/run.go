@@ -100,7 +100,7 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 		hosts = append(hosts, h)
 	}
 	srv := httpapi.New(httpapi.Options{
-		Service:      daemon.NewService(cliRunner{f: opts.Factory}, 0),
+		Service:      daemon.NewService(newRunner(opts.Factory), 0),
 		Token:        tok,
 		AllowedHosts: hosts,
 		Version:      build.Version,

@@ -70,7 +70,7 @@ func (sx *sessionTurn) deliverAnswer(ctx context.Context, res *turn.Result) {
 	if opts.PushData != "" {
 		spec, err := deliver.ParsePushSpec(opts.PushData)
 		if err == nil {
-			a := deliver.Answer{Query: question, Answer: res.Answer, Model: sx.model, Timestamp: now(), HistoryID: res.HistoryID}
+			a := deliver.Answer{Query: question, Answer: res.Answer, Model: res.Model, Timestamp: now(), HistoryID: res.HistoryID}
 			if sx.sess != nil {
 				a.SessionID = sx.sess.ID
 			}

@@ -92,6 +92,10 @@ func (o *output) event(ev turn.Event) {
 		if o.verbose {
 			o.errLocked("· " + ev.Text)
 		}
+	case turn.EventTrace:
+		if o.opts.Factory.Verbosity > 1 {
+			o.errLocked(ev.Text)
+		}
 	}
 }
 
@@ -240,3 +244,7 @@ func oneLine(s string, n int) string {
 	}
 	return s
 }
+
+// JSONResult is the `asky query --json` object for res, so the daemon's
+// own API returns exactly what the CLI prints.
+func JSONResult(res *turn.Result) any { return jsonResult(res) }

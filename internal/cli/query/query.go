@@ -91,6 +91,7 @@ func NewCmdQuery(f *cmdutil.Factory, runF func(context.Context, *Options) error)
 			$ asky query "what is new in Go 1.26"
 			$ cat error.log | asky query why does this fail
 			$ asky query -L --json "2+2" | jq -r .answer
+			$ asky query --shortlist on -v "latest Go release notes"
 		`),
 		Args: cobra.ArbitraryArgs,
 		RunE: func(c *cobra.Command, args []string) error {
@@ -102,6 +103,11 @@ func NewCmdQuery(f *cmdutil.Factory, runF func(context.Context, *Options) error)
 			opts.ToolOff = tools.ParseToolList(opts.ToolOff)
 			if opts.Turns < 0 {
 				return cmdutil.FlagErrorf("--turns must be positive, got %d", opts.Turns)
+			}
+			switch opts.Shortlist {
+			case "", "on", "off", "reset":
+			default:
+				return cmdutil.FlagErrorf("--shortlist takes on, off or reset, got %q", opts.Shortlist)
 			}
 			if runF != nil {
 				return runF(c.Context(), opts)
@@ -125,7 +131,7 @@ func NewCmdQuery(f *cmdutil.Factory, runF func(context.Context, *Options) error)
 	fl.BoolVarP(&opts.Summarize, "summarize", "s", false, "summarize fetched pages and use summaries for -c context")
 	fl.StringVarP(&opts.Research, "research", "r", "", "research mode over `pointer`: files, dirs, comma list, or web")
 	fl.Lookup("research").NoOptDefVal = " "
-	fl.StringVar(&opts.Shortlist, "shortlist", "", "pre-select sources before the model runs: on, off or reset")
+	fl.StringVar(&opts.Shortlist, "shortlist", "", "search, read and rank web sources before the model runs: `on`, off, or reset (kept on the session)")
 	fl.StringVar(&opts.StickySession, "sticky-session", "", "create session `name` and bind this shell to it (alias -ss)")
 	fl.StringVar(&opts.ResumeSession, "resume-session", "", "bind this shell to session `selector` (alias -rs)")
 	fl.BoolVar(&opts.NewSession, "session", false, "start a new session named from the question")
@@ -148,7 +154,7 @@ func NewCmdQuery(f *cmdutil.Factory, runF func(context.Context, *Options) error)
 	fl.StringVar(&opts.SendMail, "sendmail", "", "mail the answer as HTML to `addresses` (comma list) through [email] SMTP")
 	fl.StringVar(&opts.Subject, "subject", "", "mail `subject` for --sendmail (default: the answer's title)")
 	fl.StringVar(&opts.PushData, "push-data", "", "POST the answer as JSON to [push_data.NAME] `endpoint` (NAME?key=value passes parameters)")
-	for _, name := range []string{"shortlist", "list-tools", "tools-reset"} {
+	for _, name := range []string{"list-tools", "tools-reset"} {
 		_ = fl.MarkHidden(name)
 	}
 	cmd.Flags().SetInterspersed(true)

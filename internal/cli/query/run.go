@@ -10,10 +10,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/askygo/asky/internal/cli/cmdutil"
-	"github.com/askygo/asky/internal/config"
-	"github.com/askygo/asky/internal/llm/provider"
 	"github.com/askygo/asky/internal/tools"
-	"github.com/askygo/asky/internal/turn"
+	"github.com/askygo/asky/internal/turn/compose"
 )
 
 func run(ctx context.Context, opts *Options) error {
@@ -39,9 +37,9 @@ func run(ctx context.Context, opts *Options) error {
 	if done || err != nil {
 		return err
 	}
-	req := &turn.Request{Lean: opts.Lean, MaxTurns: opts.Turns, SystemPrompt: opts.SystemPrompt}
+	core := newCore(opts)
 	if opts.ListTools {
-		reg, err := buildTools(ctx, opts, cfg, req)
+		reg, err := core.Tools(ctx, coreRequest(opts, sx))
 		if err != nil {
 			return err
 		}
@@ -69,41 +67,20 @@ func run(ctx context.Context, opts *Options) error {
 			return err
 		}
 	}
-	req.Query, req.Input = question, input
-	if !opts.Lean {
-		// Tools are composed before the model is resolved so that a bad
-		// -off name is a usage error even without a working provider.
-		if req.Tools, err = buildTools(ctx, opts, cfg, req); err != nil {
-			return err
-		}
-	} else if err := leanMemoryTrigger(ctx, opts, cfg, req); err != nil {
-		return err
-	}
+	q := coreRequest(opts, sx)
+	q.Question, q.Input = question, input
 
-	model, err := cfg.ResolveModel(ctx, opts.Model, opts.Factory.Env())
-	if err != nil {
-		return err
-	}
-	if model.Detected && opts.Factory.Verbosity > 0 {
-		fmt.Fprintf(opts.IO.ErrOut, "using detected model %s (%s at %s)\n", model.ID, model.APIName, model.BaseURL)
-	}
-	req.Model = model
 	out := newOutput(opts)
 	defer out.close()
-	client, err := provider.New(model, opts.Factory.HTTPClient(), clientOptions(opts, cfg, out))
-	if err != nil {
-		return err
+	if opts.Factory.Verbosity > 0 {
+		core.OnRetry = func(attempt int, wait time.Duration, err error) {
+			out.stderr(fmt.Sprintf("retry %d in %s: %v", attempt, wait.Round(100*time.Millisecond), err))
+		}
 	}
-	req.Client = client
-	st, err := opts.Store()
-	if err != nil {
-		return err
+	if opts.Factory.Verbosity > 1 {
+		core.Trace = out.traceWriter()
 	}
-	if err := sx.prepare(ctx, req); err != nil {
-		return err
-	}
-	eng := &turn.Engine{Store: st, Now: opts.Now, DefaultMaxTurns: cfg.General.MaxTurns}
-	res, err := eng.Run(ctx, *req, out.event)
+	res, err := core.Run(ctx, q, out.event)
 	if err != nil {
 		out.abort()
 		return err
@@ -111,28 +88,28 @@ func run(ctx context.Context, opts *Options) error {
 	if err := out.finish(res); err != nil {
 		return err
 	}
+	sx.afterAnswer = func(ctx context.Context) { core.AfterAnswer(ctx, q, res, out.event) }
 	return sx.after(ctx, res)
 }
 
-// clientOptions maps config and verbosity onto the provider options.
-func clientOptions(opts *Options, cfg *config.Config, out *output) provider.Options {
-	po := provider.Options{
-		Timeout:        time.Duration(cfg.General.RequestTimeout) * time.Second,
-		IdleTimeout:    time.Duration(cfg.General.StreamIdleTimeout) * time.Second,
-		UserAgent:      cfg.General.LLMUserAgent,
-		MaxRetries:     cfg.Limits.MaxRetries,
-		InitialBackoff: time.Duration(cfg.Limits.InitialBackoff) * time.Second,
-		MaxBackoff:     time.Duration(cfg.Limits.MaxBackoff) * time.Second,
+// newCore is the orchestration core over the command's factory.
+func newCore(opts *Options) *compose.Core {
+	f := opts.Factory
+	return &compose.Core{Config: opts.Config, Store: opts.Store, HTTPClient: f.HTTPClient, Getenv: f.Getenv,
+		Env: f.Env, Now: opts.Now, Warn: func(s string) { fmt.Fprintln(opts.IO.ErrOut, "warning: "+s) }}
+}
+
+// coreRequest translates the flags (and the session chosen for this
+// shell) into the core's request; the question is set by the caller.
+func coreRequest(opts *Options, sx *sessionTurn) compose.Request {
+	q := compose.Request{Session: sx.sess, ContinueIDs: sx.contIDs, Model: opts.Model, Lean: opts.Lean,
+		MaxTurns: opts.Turns, SystemPrompt: opts.SystemPrompt, ToolOff: opts.ToolOff, ResearchSet: opts.ResearchSet,
+		Research: opts.Research, Shortlist: opts.Shortlist, Summarize: opts.Summarize, Remote: opts.Remote,
+		ToolsReset: opts.ToolsReset, ElephantMode: opts.ElephantMode, Question: joinWords(opts.Words)}
+	if q.Shortlist == "reset" {
+		q.Shortlist = ""
 	}
-	if opts.Factory.Verbosity > 0 {
-		po.OnRetry = func(attempt int, wait time.Duration, err error) {
-			out.stderr(fmt.Sprintf("retry %d in %s: %v", attempt, wait.Round(100*time.Millisecond), err))
-		}
-	}
-	if opts.Factory.Verbosity > 1 {
-		po.Trace = out.traceWriter()
-	}
-	return po
+	return q
 }
 
 // readStdin reads piped stdin up to limit bytes. Binary input is refused.

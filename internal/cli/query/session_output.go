@@ -41,7 +41,9 @@ func (sx *sessionTurn) after(ctx context.Context, res *turn.Result) error {
 		sx.report(ctx, res)
 	}
 	sx.deliverAnswer(ctx, res)
-	sx.elephant(ctx, res)
+	if sx.afterAnswer != nil {
+		sx.afterAnswer(ctx)
+	}
 	return nil
 }
 

@@ -1,4 +1,4 @@
-package query
+package compose
 
 import (
 	"context"
@@ -12,7 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/askygo/asky/internal/cli/cmdutil"
 	"github.com/askygo/asky/internal/config"
 	"github.com/askygo/asky/internal/fetch"
 	"github.com/askygo/asky/internal/llm"
@@ -60,7 +59,7 @@ func seedSite(t *testing.T) *httptest.Server {
 	return srv
 }
 
-func webOpts(t *testing.T) (*Options, *config.Config, *store.Store) {
+func webOpts(t *testing.T) (*composer, *config.Config, *store.Store) {
 	t.Helper()
 	st, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "asky.db"))
 	if err != nil {
@@ -70,16 +69,16 @@ func webOpts(t *testing.T) (*Options, *config.Config, *store.Store) {
 	cfg := config.Defaults()
 	cfg.Fetch.AllowHosts = []string{"127.0.0.2"}
 	cfg.Fetch.Timeout = 2
-	f := &cmdutil.Factory{Getenv: func(string) string { return "" }, HTTPClient: func() *http.Client { return http.DefaultClient }}
-	opts := &Options{Factory: f, Store: func() (*store.Store, error) { return st, nil }, Now: time.Now}
-	return opts, cfg, st
+	core := &Core{Getenv: func(string) string { return "" }, HTTPClient: func() *http.Client { return http.DefaultClient },
+		Store: func() (*store.Store, error) { return st, nil }, Now: time.Now}
+	return &composer{Core: core, cfg: cfg, q: &Request{}}, cfg, st
 }
 
-func runSeeded(t *testing.T, opts *Options, cfg *config.Config, query string, ctxSize int) (*turn.Result, *recModel) {
+func runSeeded(t *testing.T, x *composer, _ *config.Config, query string, ctxSize int) (*turn.Result, *recModel) {
 	t.Helper()
 	m := &recModel{}
 	req := &turn.Request{Query: query, Client: m, Model: &config.ResolvedModel{Alias: "m", ID: "m", ContextSize: ctxSize}}
-	reg, err := buildTools(context.Background(), opts, cfg, req)
+	reg, err := buildTools(context.Background(), x, req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -164,16 +163,16 @@ func TestSeedURLFetchErrorKeepsTools(t *testing.T) {
 }
 
 func TestNoSeedPreloadInResearchMode(t *testing.T) {
-	opts, cfg, _ := webOpts(t)
-	opts.ResearchSet = true
+	opts, _, _ := webOpts(t)
+	opts.q.ResearchSet = true
 	req := &turn.Request{Query: "read example.com/x"}
-	if _, err := buildTools(context.Background(), opts, cfg, req); err != nil {
+	if _, err := buildTools(context.Background(), opts, req); err != nil {
 		t.Fatal(err)
 	}
 	before := len(req.Preloaders)
-	opts.ResearchSet = false
+	opts.q.ResearchSet = false
 	req2 := &turn.Request{Query: "read example.com/x"}
-	if _, err := buildTools(context.Background(), opts, cfg, req2); err != nil {
+	if _, err := buildTools(context.Background(), opts, req2); err != nil {
 		t.Fatal(err)
 	}
 	if len(req2.Preloaders) != before+1 {
@@ -184,7 +183,7 @@ func TestNoSeedPreloadInResearchMode(t *testing.T) {
 func TestBadFetchConfigIsAnError(t *testing.T) {
 	opts, cfg, _ := webOpts(t)
 	cfg.Fetch.AllowHosts = []string{"http://nope/"}
-	if _, err := buildTools(context.Background(), opts, cfg, &turn.Request{}); err == nil || !strings.Contains(err.Error(), "allow_hosts") {
+	if _, err := buildTools(context.Background(), opts, &turn.Request{}); err == nil || !strings.Contains(err.Error(), "allow_hosts") {
 		t.Fatalf("err %v", err)
 	}
 }

@@ -1,4 +1,4 @@
-package query
+package compose
 
 import (
 	"context"
@@ -6,11 +6,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/askygo/asky/internal/cli/cmdutil"
-	"github.com/askygo/asky/internal/config"
 	"github.com/askygo/asky/internal/fetch"
-	"github.com/askygo/asky/internal/llm"
-	"github.com/askygo/asky/internal/llm/provider"
 	"github.com/askygo/asky/internal/search"
 	"github.com/askygo/asky/internal/store"
 	"github.com/askygo/asky/internal/summarize"
@@ -21,37 +17,43 @@ import (
 // webExtension adds web_search, get_url_content and get_url_details, and
 // (standard mode) the seed-URL preloader that reads URLs in the question
 // before the first model call.
-func webExtension(ctx context.Context, opts *Options, cfg *config.Config, req *turn.Request, reg *tools.Registry) error {
+func webExtension(ctx context.Context, x *composer, req *turn.Request, reg *tools.Registry) error {
+	cfg, q := x.cfg, x.q
 	client, err := fetch.NewClient(fetch.OptionsFromConfig(cfg))
 	if err != nil {
-		return cmdutil.WithHint(err, "fix [fetch] in your config (`asky config path` shows where it is)")
+		return withHint(err, "fix [fetch] in your config (`asky config path` shows where it is)")
 	}
-	pages := &fetch.Fetcher{Client: client, TTL: time.Duration(cfg.Research.CacheTTLHours) * time.Hour, Now: opts.Now,
+	pages := &fetch.Fetcher{Client: client, TTL: time.Duration(cfg.Research.CacheTTLHours) * time.Hour, Now: x.Now,
 		Budget: &fetch.Budget{MaxPages: cfg.Fetch.MaxPagesPerTurn, MaxBytes: cfg.Fetch.MaxBytesPerTurn}}
-	if opts.Store != nil {
-		pages.Cache = &pageCache{open: opts.Store, ttl: pages.TTL}
+	if x.Store != nil {
+		pages.Cache = &pageCache{open: x.Store, ttl: pages.TTL}
 	}
 	deps := &tools.WebDeps{
 		Pages:          pages,
-		ForceSummarize: opts.Summarize,
+		ForceSummarize: q.Summarize,
 		MaxLinks:       cfg.Limits.MaxURLDetailLinks,
 		Searcher: sync.OnceValues(func() (tools.Searcher, error) {
-			return search.New(cfg, opts.Factory.Getenv, opts.Factory.HTTPClient())
+			return search.New(cfg, x.Getenv, x.HTTPClient())
 		}),
 	}
 	if req.Model != nil {
 		deps.ContextChars = req.Model.ContextSize * 4
 	}
-	deps.Summarizer = summarizerFor(opts, cfg, req)
+	deps.Summarizer = summarizerFor(x, req)
+	// The shortlist stage reads pages through the same guarded client and
+	// cache, outside the model's per-turn page budget (it is bounded by
+	// its own candidate count and deadline).
+	x.pages = &fetch.Fetcher{Client: client, Cache: pages.Cache, TTL: pages.TTL, Now: pages.Now}
+	x.searcher = deps.Searcher
 	for _, t := range tools.WebTools(deps) {
 		reg.Add(t)
 	}
-	if opts.ResearchSet {
+	if q.ResearchSet {
 		for _, t := range tools.ResearchWebTools(deps) {
 			reg.Add(t)
 		}
 	}
-	if !opts.Lean && !opts.ResearchSet {
+	if !q.Lean && !q.ResearchSet {
 		req.Preloaders = append(req.Preloaders, seedPreloader(deps))
 	}
 	return nil
@@ -59,39 +61,19 @@ func webExtension(ctx context.Context, opts *Options, cfg *config.Config, req *t
 
 // summarizerFor builds the summarizer lazily: general.summarization_model
 // when set, else the turn's own model and client.
-func summarizerFor(opts *Options, cfg *config.Config, req *turn.Request) func(context.Context) (tools.TextSummarizer, error) {
+func summarizerFor(x *composer, req *turn.Request) func(context.Context) (tools.TextSummarizer, error) {
 	var once sync.Once
 	var s tools.TextSummarizer
 	var serr error
 	return func(ctx context.Context) (tools.TextSummarizer, error) {
 		once.Do(func() {
-			var m *config.ResolvedModel
-			var c llm.Client
-			if alias := cfg.General.SummarizationModel; alias != "" {
-				m, serr = cfg.ResolveModel(ctx, alias, opts.Factory.Env())
-				if serr != nil {
-					serr = fmt.Errorf("general.summarization_model: %w", serr)
-					return
-				}
-				c, serr = provider.New(m, opts.Factory.HTTPClient(), provider.Options{
-					Timeout:     time.Duration(cfg.General.RequestTimeout) * time.Second,
-					IdleTimeout: time.Duration(cfg.General.StreamIdleTimeout) * time.Second,
-					UserAgent:   cfg.General.LLMUserAgent, MaxRetries: min(cfg.Limits.MaxRetries, 3),
-					InitialBackoff: time.Duration(cfg.Limits.InitialBackoff) * time.Second,
-					MaxBackoff:     time.Duration(cfg.Limits.MaxBackoff) * time.Second,
-				})
-				if serr != nil {
-					return
-				}
-			} else {
-				m, c = req.Model, req.Client
-			}
-			if c == nil || m == nil {
-				serr = fmt.Errorf("no summarization model available")
+			m, c, err := x.summarizer(ctx, req)
+			if err != nil {
+				serr = err
 				return
 			}
 			s = &summarize.Summarizer{Client: c, Model: m.ID, Parameters: m.Parameters,
-				ContextSize: m.ContextSize, Config: cfg.Summarizer}
+				ContextSize: m.ContextSize, Config: x.cfg.Summarizer}
 		})
 		return s, serr
 	}

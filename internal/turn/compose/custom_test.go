@@ -1,11 +1,10 @@
-package query
+package compose
 
 import (
 	"context"
 	"slices"
 	"testing"
 
-	"github.com/askygo/asky/internal/cli/cmdutil"
 	"github.com/askygo/asky/internal/config"
 	"github.com/askygo/asky/internal/turn"
 )
@@ -14,14 +13,14 @@ import (
 // [tool.NAME] entries marked remote = true.
 func TestCustomToolsRemoteGate(t *testing.T) {
 	fx := newMemoryFixture(t)
-	fx.opts.Factory = &cmdutil.Factory{Getenv: func(string) string { return "" }}
+	fx.x.Getenv = func(string) string { return "" }
 	fx.cfg.Tool = map[string]config.CustomTool{
 		"local_ls":  {Command: "ls {path}", Parameters: map[string]any{"properties": map[string]any{"path": map[string]any{"type": "string"}}}},
 		"shared_ls": {Command: []any{"ls"}, Remote: true},
 	}
 	for _, remote := range []bool{false, true} {
-		fx.opts.Remote = remote
-		reg, err := buildTools(context.Background(), fx.opts, fx.cfg, &turn.Request{})
+		fx.x.q.Remote = remote
+		reg, err := buildTools(context.Background(), fx.x, &turn.Request{})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,4 +1,4 @@
-package query
+package compose
 
 import (
 	"context"
@@ -7,9 +7,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/askygo/asky/internal/cli/cmdutil"
 	"github.com/askygo/asky/internal/config"
 	"github.com/askygo/asky/internal/research"
+	"github.com/askygo/asky/internal/shortlist"
 	"github.com/askygo/asky/internal/tools"
 	"github.com/askygo/asky/internal/turn"
 )
@@ -20,6 +20,11 @@ const (
 	bootstrapPerSource  = 2
 	bootstrapSnippet    = 420
 )
+
+// oneShotGuidance is added for a summary request over a small corpus.
+const oneShotGuidance = "This is a summary request over a small set of preloaded documents: " +
+	"read them (get_full_content or summarize_section) and answer in one pass with a structured summary; " +
+	"do not search for more."
 
 // acquisitionTools are removed when a local corpus is preloaded without
 // `web` in the pointer: the model answers from retrieval, not by fetching
@@ -32,45 +37,54 @@ var acquisitionTools = []string{"extract_links", "get_link_summaries", tools.Too
 // pointed documents (incrementally), injects bootstrap retrieval evidence
 // and retrieval-only guidance. Local paths never reach the model: sources
 // are corpus://cache/<id> handles.
-func researchExtension(ctx context.Context, opts *Options, cfg *config.Config, req *turn.Request, reg *tools.Registry) error {
-	if !opts.ResearchSet {
+func researchExtension(ctx context.Context, x *composer, req *turn.Request, reg *tools.Registry) error {
+	cfg, q := x.cfg, x.q
+	if !q.ResearchSet {
 		return nil
 	}
-	ptr, err := research.ResolvePointer(opts.Research, opts.Words, nil, true, opts.Factory.Getenv)
+	ws := words(q.Question)
+	ptr, err := research.ResolvePointer(q.Research, ws, cfg.Research.LocalDocumentRoots, !q.Remote, x.Getenv)
 	if err != nil {
-		return cmdutil.WithHint(err, "give an existing file or directory, a comma list of them, or web: asky -r ~/papers \"question\"")
+		return &UsageError{Err: err, Next: "give an existing file or directory (or a name under research.local_document_roots), a comma list of them, or web: asky -r ~/papers \"question\""}
 	}
-	if ptr.FromQuery && len(opts.Words) > 0 {
-		rest := opts.Words[1:]
-		if req.Query == joinWords(opts.Words) {
-			req.Query = joinWords(rest)
+	if ptr.FromQuery && len(ws) > 0 {
+		q.Research = ws[0]
+		rest := strings.Join(ws[1:], " ")
+		if req.Query == q.Question {
+			req.Query = rest
 		}
-		opts.Words = rest
-		if req.Query == "" && !opts.ListTools {
-			return cmdutil.UsageError("ask something after the pointer: asky -r ~/papers \"question\"", "no question given")
+		q.Question = rest
+		if req.Query == "" && !x.listing {
+			return usageErrorf("ask something after the pointer: asky -r ~/papers \"question\"", "no question given")
 		}
 	}
-	st, err := opts.Store()
+	st, err := x.Store()
 	if err != nil {
 		return err
 	}
-	emb, err := research.NewEmbedder(cfg.Research.Embedding, opts.Factory.HTTPClient(), opts.Factory.Getenv)
+	emb, err := research.NewEmbedder(cfg.Research.Embedding, x.HTTPClient(), x.Getenv)
 	if err != nil {
-		return cmdutil.WithHint(err, "check [research.embedding] in your config")
+		return withHint(err, "check [research.embedding] in your config")
 	}
 	ix := &research.Index{St: st, Emb: emb, DenseWeight: cfg.Research.DenseWeight, LexicalWeight: cfg.Research.LexicalWeight,
 		SnapshotDir: cfg.Paths.CacheDir}
 	preloaded := new([]int64)
+	x.ptr, x.index, x.preloaded = ptr, ix, preloaded
 	env := &tools.ResearchEnv{
 		Index: ix, Store: st, Preloaded: preloaded,
 		SessionID:    func() int64 { return req.SessionID },
 		MaxChunks:    cfg.Research.MaxChunksPerRetrieval,
 		MinRelevance: cfg.Research.MinRelevance,
 	}
-	if req.Client != nil && req.Model != nil {
-		client, model := req.Client, req.Model.ID
+	// The model is resolved after the tools are composed; summaries bind
+	// to it when the tool runs.
+	if x.canSummarize(ctx) {
 		env.Summarize = func(ctx context.Context, title, text, detail string) (string, error) {
-			return research.Summarize(ctx, client, model, title, text, detail)
+			m, c, err := x.summarizer(ctx, req)
+			if err != nil {
+				return "", err
+			}
+			return research.Summarize(ctx, c, m.ID, title, text, detail)
 		}
 	}
 	for _, t := range tools.ResearchTools(env) {
@@ -133,6 +147,13 @@ func preloadCorpus(ctx context.Context, cfg *config.Config, ix *research.Index, 
 				chunks += s.ChunkCount
 			}
 		}
+	}
+	// One-shot classification (asky-behavior.md §5.7): a summary request
+	// over a small corpus gets one-pass guidance.
+	cl := shortlist.Classify(r.Query, len(*preloaded), shortlist.ClassifyFromConfig(cfg.QueryClassification))
+	emit(turn.Event{Kind: turn.EventDebug, Text: fmt.Sprintf("query classification: %s (%.2f): %s", cl.Mode, cl.Confidence, cl.Reason)})
+	if cl.Mode == shortlist.ModeOneShot {
+		r.SystemExtra = append(r.SystemExtra, oneShotGuidance)
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "Local knowledge base preloaded before tool calls: %d documents, %d chunks (%d newly embedded), %d bytes.\nSource handles:", len(*preloaded), chunks, added, chars)

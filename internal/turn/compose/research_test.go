@@ -1,4 +1,4 @@
-package query
+package compose
 
 import (
 	"context"
@@ -7,8 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/askygo/asky/internal/cli/cmdutil"
-	"github.com/askygo/asky/internal/iostreams"
 	"github.com/askygo/asky/internal/tools"
 	"github.com/askygo/asky/internal/turn"
 )
@@ -22,25 +20,13 @@ func TestResearchExtensionPreloadsCorpus(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(docs, "pager.md"), []byte("# Pager\n\n## Rollback\n\nThe pager rolls back the journal when a transaction fails.\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	ios, _, _, _ := iostreams.Test()
-	f := cmdutil.New(ios)
-	f.Getenv = func(k string) string {
-		if k == "ASKY_HOME" {
-			return home
-		}
-		return ""
-	}
-	defer f.Close()
-	cfg, err := f.Config()
-	if err != nil {
-		t.Fatal(err)
-	}
+	core, cfg := testCore(t, home)
 	// `asky -r ~/papers how does rollback work` arrives with the pointer as
 	// the first word.
-	opts := &Options{IO: ios, Config: f.Config, Store: f.Store, Factory: f, ResearchSet: true, Words: []string{docs, "how", "does", "rollback", "work"}}
-	req := &turn.Request{Query: joinWords(opts.Words)}
+	q := &Request{ResearchSet: true, Question: docs + " how does rollback work"}
+	req := &turn.Request{Query: q.Question}
 	reg := tools.NewRegistry(&tools.Tool{Name: "get_link_summaries"})
-	if err := researchExtension(context.Background(), opts, cfg, req, reg); err != nil {
+	if err := researchExtension(context.Background(), &composer{Core: core, cfg: cfg, q: q}, req, reg); err != nil {
 		t.Fatal(err)
 	}
 	if req.Query != "how does rollback work" {
@@ -72,13 +58,13 @@ func TestResearchExtensionPreloadsCorpus(t *testing.T) {
 
 	// A pointer that does not resolve is an error with a hint; a plain
 	// first word is part of the question.
-	bad := &Options{IO: ios, Config: f.Config, Store: f.Store, Factory: f, ResearchSet: true, Research: "/no/such/dir"}
-	if err := researchExtension(context.Background(), bad, cfg, &turn.Request{}, tools.NewRegistry()); err == nil {
+	bad := &composer{Core: core, cfg: cfg, q: &Request{ResearchSet: true, Research: "/no/such/dir"}}
+	if err := researchExtension(context.Background(), bad, &turn.Request{}, tools.NewRegistry()); err == nil {
 		t.Fatal("missing pointer accepted")
 	}
-	plain := &Options{IO: ios, Config: f.Config, Store: f.Store, Factory: f, ResearchSet: true, Words: []string{"what", "is", "wal"}}
+	plain := &composer{Core: core, cfg: cfg, q: &Request{ResearchSet: true, Question: "what is wal"}}
 	req = &turn.Request{Query: "what is wal"}
-	if err := researchExtension(context.Background(), plain, cfg, req, tools.NewRegistry()); err != nil || req.Query != "what is wal" || len(req.Preloaders) != 0 {
+	if err := researchExtension(context.Background(), plain, req, tools.NewRegistry()); err != nil || req.Query != "what is wal" || len(req.Preloaders) != 0 {
 		t.Fatalf("%v %q", err, req.Query)
 	}
 }

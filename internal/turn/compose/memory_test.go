@@ -1,4 +1,4 @@
-package query
+package compose
 
 import (
 	"context"
@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/askygo/asky/internal/config"
-	"github.com/askygo/asky/internal/iostreams"
 	"github.com/askygo/asky/internal/llm"
 	"github.com/askygo/asky/internal/memory"
 	"github.com/askygo/asky/internal/store"
@@ -36,9 +35,9 @@ func (c *scriptedClient) Chat(_ context.Context, req llm.Request, _ func(llm.Del
 }
 
 type memoryFixture struct {
-	st   *store.Store
-	cfg  *config.Config
-	opts *Options
+	st  *store.Store
+	cfg *config.Config
+	x   *composer
 }
 
 func newMemoryFixture(t *testing.T) *memoryFixture {
@@ -48,9 +47,9 @@ func newMemoryFixture(t *testing.T) *memoryFixture {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	ios, _, _, _ := iostreams.Test()
 	cfg := config.Defaults()
-	return &memoryFixture{st: st, cfg: cfg, opts: &Options{IO: ios, Store: func() (*store.Store, error) { return st, nil }}}
+	x := &composer{Core: &Core{Store: func() (*store.Store, error) { return st, nil }}, cfg: cfg, q: &Request{}}
+	return &memoryFixture{st: st, cfg: cfg, x: x}
 }
 
 func (fx *memoryFixture) session(t *testing.T, name string) int64 {
@@ -77,7 +76,7 @@ func (fx *memoryFixture) run(t *testing.T, query string, sessionID int64, script
 	ctx := context.Background()
 	client := &scriptedClient{script: script}
 	req := &turn.Request{Query: query, Client: client, SessionID: sessionID}
-	reg, err := buildTools(ctx, fx.opts, fx.cfg, req)
+	reg, err := buildTools(ctx, fx.x, req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -230,7 +229,7 @@ func TestMemoryLeanSkipsEverything(t *testing.T) {
 	req := turn.Request{Query: "weekend trips from Lisbon", Client: client, Lean: true}
 	// run() does not build tools in lean mode; even if preloaders were set
 	// the engine skips them.
-	if _, err := buildTools(context.Background(), fx.opts, fx.cfg, &req); err != nil {
+	if _, err := buildTools(context.Background(), fx.x, &req); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := (&turn.Engine{Store: fx.st}).Run(context.Background(), req, nil); err != nil {

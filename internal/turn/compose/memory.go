@@ -1,8 +1,7 @@
-package query
+package compose
 
 import (
 	"context"
-	"fmt"
 	"sync"
 
 	"github.com/askygo/asky/internal/config"
@@ -18,9 +17,9 @@ import (
 // (memory.Service.PrepareTurn). Lean mode never gets here. With memory
 // disabled the tool is not offered and only the trigger prefix is still
 // stripped (with a notice), so it never reaches the model.
-func memoryExtension(_ context.Context, opts *Options, cfg *config.Config, req *turn.Request, reg *tools.Registry) error {
-	mem := &memoryTurn{opts: opts, cfg: cfg.Memory, embedding: cfg.Research.Embedding, sessionID: req.SessionID}
-	if cfg.Memory.Enabled {
+func memoryExtension(_ context.Context, x *composer, req *turn.Request, reg *tools.Registry) error {
+	mem := &memoryTurn{x: x, cfg: x.cfg.Memory, embedding: x.cfg.Research.Embedding, sessionID: req.SessionID}
+	if x.cfg.Memory.Enabled {
 		reg.Add(tools.SaveMemory(mem, mem.session))
 	}
 	req.Preloaders = append(req.Preloaders, turn.PreloaderFunc(mem.preload))
@@ -30,7 +29,7 @@ func memoryExtension(_ context.Context, opts *Options, cfg *config.Config, req *
 // memoryTurn is the memory state of one query. The service (and so the
 // database) is opened on first use: `asky --tools` never touches it.
 type memoryTurn struct {
-	opts      *Options
+	x         *composer
 	cfg       config.Memory
 	embedding config.Embedding
 
@@ -43,7 +42,7 @@ func (m *memoryTurn) service() (*memory.Service, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.svc == nil {
-		st, err := m.opts.Store()
+		st, err := m.x.Store()
 		if err != nil {
 			return nil, err
 		}
@@ -108,7 +107,7 @@ func (m *memoryTurn) embedder() (memory.Embedder, error) {
 	if p := m.embedding.Provider; p == "" || p == "builtin" {
 		return nil, nil
 	}
-	e, err := research.ForMemory(m.embedding, m.opts.Factory.HTTPClient, m.opts.Factory.Getenv)
+	e, err := research.ForMemory(m.embedding, m.x.HTTPClient, m.x.Getenv)
 	if err != nil || e == nil {
 		return nil, err
 	}
@@ -118,11 +117,11 @@ func (m *memoryTurn) embedder() (memory.Embedder, error) {
 // leanMemoryTrigger honours "remember globally: …" in lean mode, where no
 // extension runs: the fact is saved and the prefix never reaches the model,
 // but nothing is recalled (lean sends no extras).
-func leanMemoryTrigger(ctx context.Context, opts *Options, cfg *config.Config, req *turn.Request) error {
-	if _, _, ok := memory.StripTrigger(req.Query, cfg.Memory.GlobalTriggers); !ok {
+func leanMemoryTrigger(ctx context.Context, x *composer, req *turn.Request, emit func(turn.Event)) error {
+	if _, _, ok := memory.StripTrigger(req.Query, x.cfg.Memory.GlobalTriggers); !ok {
 		return nil
 	}
-	mem := &memoryTurn{opts: opts, cfg: cfg.Memory, embedding: cfg.Research.Embedding, sessionID: req.SessionID}
+	mem := &memoryTurn{x: x, cfg: x.cfg.Memory, embedding: x.cfg.Research.Embedding, sessionID: req.SessionID}
 	svc, err := mem.service()
 	if err != nil {
 		return err
@@ -137,7 +136,7 @@ func leanMemoryTrigger(ctx context.Context, opts *Options, cfg *config.Config, r
 		notices = append([]string{n}, notices...)
 	}
 	for _, n := range notices {
-		fmt.Fprintln(opts.IO.ErrOut, "notice: "+n)
+		emit(turn.Event{Kind: turn.EventNotice, Text: n})
 	}
 	req.Notices = append(req.Notices, notices...)
 	return nil

@@ -110,6 +110,7 @@ type Limits struct {
 	MaxRetries             int `toml:"max_retries"`
 	InitialBackoff         int `toml:"initial_backoff"`
 	MaxBackoff             int `toml:"max_backoff"`
+	RetryBudget            int `toml:"retry_budget"` // seconds of waiting across all retries of one call; 0 = no bound
 	SearchTimeout          int `toml:"search_timeout"`
 	FetchTimeout           int `toml:"fetch_timeout"`
 }

@@ -32,11 +32,14 @@ func Defaults() *Config {
 			SearchSnippetMaxChars:  400,
 			QueryExpansionMaxDepth: 5,
 			MaxPromptFileSize:      10240,
-			MaxRetries:             10,
-			InitialBackoff:         2,
-			MaxBackoff:             60,
-			SearchTimeout:          20,
-			FetchTimeout:           20,
+			// The original waited up to 10 × 60 s in silence; a question
+			// gives up within half a minute unless configured otherwise.
+			MaxRetries:     3,
+			InitialBackoff: 2,
+			MaxBackoff:     30,
+			RetryBudget:    30,
+			SearchTimeout:  20,
+			FetchTimeout:   20,
 		},
 		Summarizer: Summarizer{
 			LazyThresholdChars:        2000,

@@ -172,6 +172,13 @@ func (c *Config) Origin(key string) string {
 
 // validate rejects values that parse but cannot work.
 func (c *Config) validate() error {
+	counts := map[string]int{"limits.max_retries": c.Limits.MaxRetries, "limits.initial_backoff": c.Limits.InitialBackoff,
+		"limits.max_backoff": c.Limits.MaxBackoff, "limits.retry_budget": c.Limits.RetryBudget}
+	for _, key := range sortedKeys(counts) {
+		if v := counts[key]; v < 0 {
+			return &ValueError{File: c.origins[key], Key: key, Message: fmt.Sprintf("must be 0 or more, not %d", v)}
+		}
+	}
 	for _, name := range sortedKeys(c.API) {
 		a := c.API[name]
 		if a.Type != "openai" && a.Type != "anthropic" {

@@ -2,6 +2,7 @@ package query
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/askygo/asky/internal/cli/cmdutil"
 	"github.com/askygo/asky/internal/config"
+	"github.com/askygo/asky/internal/llm"
 	"github.com/askygo/asky/internal/llm/provider"
 	"github.com/askygo/asky/internal/tools"
 	"github.com/askygo/asky/internal/turn"
@@ -114,19 +116,24 @@ func run(ctx context.Context, opts *Options) error {
 	return sx.after(ctx, res)
 }
 
-// clientOptions maps config and verbosity onto the provider options.
+// clientOptions maps config and verbosity onto the provider options. In
+// the config 0 means "none": no retries, no bound on the total wait.
 func clientOptions(opts *Options, cfg *config.Config, out *output) provider.Options {
+	retries, budget := cfg.Limits.MaxRetries, time.Duration(cfg.Limits.RetryBudget)*time.Second
 	po := provider.Options{
 		Timeout:        time.Duration(cfg.General.RequestTimeout) * time.Second,
 		IdleTimeout:    time.Duration(cfg.General.StreamIdleTimeout) * time.Second,
 		UserAgent:      cfg.General.LLMUserAgent,
-		MaxRetries:     cfg.Limits.MaxRetries,
+		MaxRetries:     cmp.Or(retries, -1),
 		InitialBackoff: time.Duration(cfg.Limits.InitialBackoff) * time.Second,
 		MaxBackoff:     time.Duration(cfg.Limits.MaxBackoff) * time.Second,
+		RetryBudget:    cmp.Or(budget, -1),
 	}
-	if opts.Factory.Verbosity > 0 {
-		po.OnRetry = func(attempt int, wait time.Duration, err error) {
-			out.stderr(fmt.Sprintf("retry %d in %s: %v", attempt, wait.Round(100*time.Millisecond), err))
+	// Every retry is one line even without -v: a silent wait looks hung.
+	po.OnRetry = func(attempt int, wait time.Duration, err error) {
+		out.stderr(llm.RetryNotice(err, attempt, retries, wait))
+		if opts.Factory.Verbosity > 0 {
+			out.stderr("  " + err.Error())
 		}
 	}
 	if opts.Factory.Verbosity > 1 {

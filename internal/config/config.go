@@ -67,7 +67,8 @@ type General struct {
 	ShortlistEnabled   *bool  `toml:"shortlist_enabled"`
 	CompactBanner      bool   `toml:"compact_banner"`
 	// TerminalContextLines is -tl's line count when given without N.
-	TerminalContextLines int `toml:"terminal_context_lines"`
+	TerminalContextLines int    `toml:"terminal_context_lines"`
+	MarkdownStyle        string `toml:"markdown_style"` // auto (from the terminal background), dark, light, dracula, tokyo-night, pink, ascii, notty, or a glamour JSON style file; $GLAMOUR_STYLE wins
 }
 
 // API is one [api.NAME] endpoint.

@@ -23,6 +23,7 @@ func Defaults() *Config {
 			DuckDuckGoURL:        "https://html.duckduckgo.com/html/",
 			DBPathEnvVar:         "ASKY_DB_PATH",
 			TerminalContextLines: 10,
+			MarkdownStyle:        "auto",
 		},
 		Email:  defaultEmail(),
 		API:    map[string]API{},

@@ -308,3 +308,18 @@ func TestDefaultRetriesAreBounded(t *testing.T) {
 		t.Errorf("default retries %d, budget %ds; want at most 3 and 30 s", l.MaxRetries, l.RetryBudget)
 	}
 }
+
+func TestLoadMarkdownStyle(t *testing.T) {
+	_, getenv := home(t, map[string]string{"config.toml": "[general]\nmarkdown_style = \"neon\"\n"})
+	var ve *ValueError
+	if _, err := Load(getenv); !errors.As(err, &ve) || ve.Key != "general.markdown_style" {
+		t.Fatalf("err = %v", err)
+	}
+	_, getenv = home(t, map[string]string{"config.toml": "[general]\nmarkdown_style = \"light\"\n"})
+	if cfg, err := Load(getenv); err != nil || cfg.General.MarkdownStyle != "light" {
+		t.Fatalf("light: %v", err)
+	}
+	if Defaults().General.MarkdownStyle != "auto" {
+		t.Error("the default style must follow the terminal")
+	}
+}

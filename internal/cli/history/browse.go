@@ -28,11 +28,13 @@ type BrowseOptions struct {
 	Store   func() (*store.Store, error)
 	Getenv  func(string) string
 	Getppid func() int
+	// Style is the markdown style for answers (Factory.MarkdownStyle).
+	Style func() string
 }
 
 // NewCmdBrowse builds `history browse`.
 func NewCmdBrowse(f *cmdutil.Factory, runF func(context.Context, *BrowseOptions) error) *cobra.Command {
-	opts := &BrowseOptions{IO: f.IO, Store: f.Store, Getenv: f.Getenv, Getppid: f.Getppid}
+	opts := &BrowseOptions{IO: f.IO, Store: f.Store, Getenv: f.Getenv, Getppid: f.Getppid, Style: f.MarkdownStyle}
 	return &cobra.Command{
 		Use:   "browse",
 		Short: "Browse history in a terminal UI",
@@ -65,11 +67,13 @@ func browseRun(ctx context.Context, opts *BrowseOptions) error {
 	if err != nil {
 		return err
 	}
-	src := &storeSource{st: st, getenv: opts.Getenv, binding: sess.NewBinding(opts.Getenv, opts.Getppid()), color: opts.IO.ColorEnabled()}
+	src := &storeSource{st: st, getenv: opts.Getenv, binding: sess.NewBinding(opts.Getenv, opts.Getppid()), style: opts.Style}
 	if opts.IO.IsStderrTTY() {
 		src.term = os.Stderr
 	}
 	m := tui.New(ctx, src)
+	// Both ask the terminal, so both run before bubbletea owns its input.
+	opts.Style()
 	termbg.Detect()
 	p := tea.NewProgram(m, tea.WithAltScreen(), tea.WithContext(ctx), tea.WithInput(opts.IO.In), tea.WithOutput(opts.IO.Out))
 	if _, err := p.Run(); err != nil && !errors.Is(err, tea.ErrProgramKilled) {
@@ -92,7 +96,7 @@ type storeSource struct {
 	getenv  func(string) string
 	binding *sess.Binding
 	term    *os.File
-	color   bool
+	style   func() string
 }
 
 func (s *storeSource) Next(ctx context.Context, limit int) ([]tui.Item, bool, error) {
@@ -227,5 +231,5 @@ func (s *storeSource) Copy(ctx context.Context, text string) (string, error) {
 }
 
 func (s *storeSource) Render(md string, width int) (string, error) {
-	return render.Markdown(md, width, s.color), nil
+	return render.Markdown(md, width, s.style()), nil
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/askygo/asky/internal/cli/cmdutil"
 	"github.com/askygo/asky/internal/iostreams"
+	"github.com/askygo/asky/internal/render"
 	"github.com/askygo/asky/internal/session"
 	"github.com/askygo/asky/internal/store"
 	"github.com/askygo/asky/internal/tui"
@@ -35,7 +36,7 @@ func testSource(tb testing.TB, st *store.Store) *storeSource {
 		}
 		return ""
 	}
-	return &storeSource{st: st, getenv: getenv, binding: session.NewBinding(getenv, 4242)}
+	return &storeSource{st: st, getenv: getenv, binding: session.NewBinding(getenv, 4242), style: func() string { return render.NoColor }}
 }
 
 func TestStoreSourceResumeDeleteDocument(t *testing.T) {

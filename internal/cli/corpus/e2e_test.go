@@ -53,7 +53,7 @@ func TestCLIEndToEnd(t *testing.T) {
 		{[]string{"corpus", "query", "--json", "--source", "docs/notes", "pager journal WAL"}, 0, []string{`wal\.txt`}, nil, []string{`pager\.md`}},
 		{[]string{"corpus", "query", "--source", "docs", "pager journal WAL"}, 0, []string{`pager\.md`, `wal\.txt`}, nil, nil},
 		{[]string{"corpus", "query", "--source", "docs/nowhere", "pager"}, 1, nil, []string{`no such source`}, nil},
-		{[]string{"corpus", "query", "rollbak"}, 0, []string{`rolls back the journal`}, nil, nil},
+		{[]string{"corpus", "query", "--min-score", "0", "rollbak"}, 0, []string{`rolls back the journal`}, nil, nil},
 		{[]string{"corpus", "list"}, 0, []string{`md .*pager\.md`}, nil, nil},
 		{[]string{"corpus", "list", "--json"}, 0, []string{`"handle": "corpus://cache/`}, nil, nil},
 		{[]string{"corpus", "sections", "pager.md"}, 0, []string{`Rollback  \[rollback-002`}, nil, nil},

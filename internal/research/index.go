@@ -163,19 +163,19 @@ type SearchOptions struct {
 
 // Hit is one retrieved chunk.
 type Hit struct {
-	ChunkID   int64   `json:"-"`
-	SourceID  int64   `json:"-"`
-	Path      string  `json:"path"`
-	Title     string  `json:"title"`
-	Section   string  `json:"section"`
-	SectionID string  `json:"-"`
-	Text      string  `json:"text"`
+	ChunkID   int64  `json:"-"`
+	SourceID  int64  `json:"-"`
+	Path      string `json:"path"`
+	Title     string `json:"title"`
+	Section   string `json:"section"`
+	SectionID string `json:"-"`
+	Text      string `json:"text"`
 	// Score is the fused rank score relative to the best possible (first
 	// in every list): it orders results but is not comparable across
 	// queries. Dense, Lexical and Relevance are (see score.go).
-	Score     float64 `json:"score"`
-	Dense     float64 `json:"-"`
-	Lexical   float64 `json:"-"`
+	Score   float64 `json:"score"`
+	Dense   float64 `json:"-"`
+	Lexical float64 `json:"-"`
 	// Relevance is the weighted mean of Dense and Lexical, in [0,1].
 	Relevance float64 `json:"-"`
 }

@@ -42,9 +42,12 @@ func NewCmdBrowse(f *cmdutil.Factory, runF func(context.Context, *BrowseOptions)
 			Open a full-screen browser over sessions and one-shot turns, newest
 			first, with a rendered preview of the selected answer.
 
-			Keys: enter open · / full-text search · f fuzzy filter by title ·
-			r resume (this shell continues the session) · c copy the answer ·
-			y copy its last code block · d delete (asks first) · q or esc back/quit.
+			Keys: enter open · / filter titles as you type (enter keeps the
+			filter, tab searches the full text instead) · s full-text search of
+			questions and answers · r resume (this shell continues the session) ·
+			c copy the answer · y copy its last code block · d delete (asks
+			first) · q or esc back/quit. Interrupted turns are marked
+			[interrupted] (a session: when its latest turn was).
 		`),
 		Example: heredoc.Doc(`
 			$ asky history browse
@@ -106,7 +109,7 @@ func (s *storeSource) Next(ctx context.Context, limit int) ([]tui.Item, bool, er
 	}
 	items := make([]tui.Item, len(page))
 	for i, e := range page {
-		items[i] = tui.Item{SessionID: e.SessionID, TurnID: e.TurnID, Title: e.Title, When: e.When, Turns: e.Turns}
+		items[i] = tui.Item{SessionID: e.SessionID, TurnID: e.TurnID, Title: e.Title, When: e.When, Turns: e.Turns, Status: e.Status}
 	}
 	return items, s.cur.Done(), nil
 }
@@ -123,7 +126,7 @@ func (s *storeSource) Search(ctx context.Context, text string, limit int) ([]tui
 		if t.SessionName != "" {
 			title = "[" + t.SessionName + "] " + title
 		}
-		items[i] = tui.Item{SessionID: t.SessionID, TurnID: t.ID, Title: title, When: t.CreatedAt, Turns: 1, Snippet: h.Snippet}
+		items[i] = tui.Item{SessionID: t.SessionID, TurnID: t.ID, Title: title, When: t.CreatedAt, Turns: 1, Snippet: h.Snippet, Status: t.Status}
 	}
 	return items, nil
 }
@@ -164,6 +167,9 @@ func (s *storeSource) Document(ctx context.Context, it tui.Item) (string, error)
 	}
 	if t.Model != "" {
 		meta += " · " + t.Model
+	}
+	if t.Status != "" && t.Status != store.StatusComplete {
+		meta += " · " + t.Status
 	}
 	return head + meta + "_\n\n" + t.Answer, nil
 }

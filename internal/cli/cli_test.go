@@ -107,6 +107,14 @@ func TestHelpWithAQuestion(t *testing.T) {
 	}
 }
 
+func TestVersionWithWordsIsAQuestion(t *testing.T) {
+	f, _, out, errOut := testFactory(t, nil)
+	if code := Run([]string{"version", "control", "tips"}, f); code != cmdutil.ExitUsage || out.Len() != 0 ||
+		!strings.Contains(errOut.String(), `to ask it: asky query "version control tips"`) {
+		t.Errorf("exit %d, stderr %q", code, errOut)
+	}
+}
+
 func TestVersion(t *testing.T) {
 	for _, args := range [][]string{{"version"}, {"-V"}, {"--version"}} {
 		f, _, out, errOut := testFactory(t, nil)

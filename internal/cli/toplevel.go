@@ -17,8 +17,14 @@ func newCmdVersion() *cobra.Command {
 	return &cobra.Command{
 		Use:   "version",
 		Short: "Show asky's version",
-		Args:  cobra.NoArgs,
-		RunE: func(c *cobra.Command, _ []string) error {
+		Args:  cobra.ArbitraryArgs,
+		RunE: func(c *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				// `asky version control for beginners` is a question.
+				q := "version " + strings.Join(args, " ")
+				return &cmdutil.Error{Code: cmdutil.ExitUsage,
+					Err: fmt.Errorf("version takes no arguments; to ask it: %s query %s", c.Root().Name(), cmdutil.ShellQuote(q))}
+			}
 			_, err := fmt.Fprint(c.OutOrStdout(), versionLine(c.Root()))
 			return err
 		},

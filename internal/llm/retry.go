@@ -1,6 +1,7 @@
 package llm
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -155,8 +156,10 @@ func RetryNotice(err error, attempt, maxRetries int, wait time.Duration) string 
 			what += fmt.Sprintf(" %d", le.Status)
 		}
 		switch {
-		case le.Kind == KindUnreachable && le.API != "":
-			what = "cannot reach " + le.API
+		case le.Kind == KindUnreachable:
+			// Only one quick retry for a server that is not answering.
+			maxRetries = min(maxRetries, unreachableRetries)
+			what = "cannot reach " + cmp.Or(le.API, "the server")
 		case le.API != "":
 			what += " from " + le.API
 		}

@@ -134,7 +134,7 @@ func TestRetryNotice(t *testing.T) {
 	}{
 		{&Error{Kind: KindServer, Status: 500, API: "local"}, 1, 2 * time.Second, "server error 500 from local, retrying in 2s (1/3)"},
 		{&Error{Kind: KindRateLimit, Status: 429, API: "openai"}, 2, 1500 * time.Millisecond, "rate limited 429 from openai, retrying in 1.5s (2/3)"},
-		{&Error{Kind: KindUnreachable, API: "ollama"}, 1, 500 * time.Millisecond, "cannot reach ollama, retrying in 500ms (1/3)"},
+		{&Error{Kind: KindUnreachable, API: "ollama"}, 1, 500 * time.Millisecond, "cannot reach ollama, retrying in 500ms (1/1)"},
 		{&Error{Kind: KindServer, Status: 503, API: "x"}, 3, 12345 * time.Millisecond, "server error 503 from x, retrying in 12s (3/3)"},
 	} {
 		if got := RetryNotice(tc.err, tc.n, 3, tc.wait); got != tc.want {

@@ -122,6 +122,8 @@ func llmExit(e *llm.Error) (int, string) {
 		return cmdutil.ExitError, "check the API key for this provider with `asky config doctor`"
 	case llm.KindUnreachable:
 		return cmdutil.ExitNoModel, "is the server running and the base_url right? check with `asky config doctor`"
+	case llm.KindServer:
+		return cmdutil.ExitError, "the provider keeps failing; retry later, use another model with -m, or raise [limits] max_retries / retry_budget"
 	case llm.KindRateLimit:
 		return cmdutil.ExitError, "wait a moment and retry, or use another model with -m"
 	case llm.KindContextOverflow:

@@ -70,7 +70,8 @@ type General struct {
 	ShortlistEnabled   *bool  `toml:"shortlist_enabled"`
 	CompactBanner      bool   `toml:"compact_banner"`
 	// TerminalContextLines is -tl's line count when given without N.
-	TerminalContextLines int `toml:"terminal_context_lines"`
+	TerminalContextLines int    `toml:"terminal_context_lines"`
+	MarkdownStyle        string `toml:"markdown_style"` // auto (from the terminal background), dark, light, dracula, tokyo-night, pink, ascii, notty, or a glamour JSON style file; $GLAMOUR_STYLE wins
 }
 
 // API is one [api.NAME] endpoint.
@@ -113,6 +114,7 @@ type Limits struct {
 	MaxRetries             int `toml:"max_retries"`
 	InitialBackoff         int `toml:"initial_backoff"`
 	MaxBackoff             int `toml:"max_backoff"`
+	RetryBudget            int `toml:"retry_budget"` // seconds of waiting across all retries of one call; 0 = no bound
 	SearchTimeout          int `toml:"search_timeout"`
 	FetchTimeout           int `toml:"fetch_timeout"`
 }

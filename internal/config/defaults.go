@@ -23,6 +23,7 @@ func Defaults() *Config {
 			DuckDuckGoURL:        "https://html.duckduckgo.com/html/",
 			DBPathEnvVar:         "ASKY_DB_PATH",
 			TerminalContextLines: 10,
+			MarkdownStyle:        "auto",
 		},
 		Email:  defaultEmail(),
 		API:    map[string]API{},
@@ -32,11 +33,14 @@ func Defaults() *Config {
 			SearchSnippetMaxChars:  400,
 			QueryExpansionMaxDepth: 5,
 			MaxPromptFileSize:      10240,
-			MaxRetries:             10,
-			InitialBackoff:         2,
-			MaxBackoff:             60,
-			SearchTimeout:          20,
-			FetchTimeout:           20,
+			// The original waited up to 10 × 60 s in silence; a question
+			// gives up within half a minute unless configured otherwise.
+			MaxRetries:     3,
+			InitialBackoff: 2,
+			MaxBackoff:     30,
+			RetryBudget:    30,
+			SearchTimeout:  20,
+			FetchTimeout:   20,
 		},
 		Summarizer: Summarizer{
 			LazyThresholdChars:        2000,

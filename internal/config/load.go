@@ -153,6 +153,9 @@ func loadWith(getenv func(string) string, overlay map[string][]byte) (*Config, e
 		}
 		cfg.Paths.DB = db
 	}
+	if strings.HasSuffix(cfg.General.MarkdownStyle, ".json") {
+		cfg.General.MarkdownStyle = expandHome(cfg.General.MarkdownStyle, getenv)
+	}
 	cfg.normalize()
 	if err := cfg.validate(); err != nil {
 		return nil, err
@@ -172,6 +175,16 @@ func (c *Config) Origin(key string) string {
 
 // validate rejects values that parse but cannot work.
 func (c *Config) validate() error {
+	counts := map[string]int{"limits.max_retries": c.Limits.MaxRetries, "limits.initial_backoff": c.Limits.InitialBackoff,
+		"limits.max_backoff": c.Limits.MaxBackoff, "limits.retry_budget": c.Limits.RetryBudget}
+	for _, key := range sortedKeys(counts) {
+		if v := counts[key]; v < 0 {
+			return &ValueError{File: c.origins[key], Key: key, Message: fmt.Sprintf("must be 0 or more, not %d", v)}
+		}
+	}
+	if err := c.validateMarkdownStyle(); err != nil {
+		return err
+	}
 	for _, name := range sortedKeys(c.API) {
 		a := c.API[name]
 		if a.Type != "openai" && a.Type != "anthropic" {
@@ -196,6 +209,26 @@ func (c *Config) validate() error {
 		return &ValueError{File: c.origins[key], Key: key, Message: msg}
 	}
 	return c.validateExtras()
+}
+
+// markdownStyles are glamour's built-in style names.
+var markdownStyles = []string{"auto", "dark", "light", "dracula", "tokyo-night", "pink", "ascii", "notty"}
+
+// validateMarkdownStyle accepts a built-in style or a readable JSON style
+// file (a leading ~/ is the home directory).
+func (c *Config) validateMarkdownStyle() error {
+	s := c.General.MarkdownStyle
+	if s == "" || slices.Contains(markdownStyles, s) {
+		return nil
+	}
+	key := "general.markdown_style"
+	if !strings.HasSuffix(s, ".json") {
+		return &ValueError{File: c.origins[key], Key: key, Message: fmt.Sprintf("%q is not a style; use one of %s, or a glamour JSON style file", s, strings.Join(markdownStyles, ", "))}
+	}
+	if _, err := os.Stat(s); err != nil {
+		return &ValueError{File: c.origins[key], Key: key, Message: fmt.Sprintf("style file: %v", err)}
+	}
+	return nil
 }
 
 func sortedKeys[V any](m map[string]V) []string {

@@ -292,3 +292,34 @@ func TestBOMTolerated(t *testing.T) {
 		t.Fatalf("cfg=%v err=%v", cfg, err)
 	}
 }
+
+func TestLoadNegativeRetryLimits(t *testing.T) {
+	dir, getenv := home(t, map[string]string{"config.toml": "[limits]\nretry_budget = -5\n"})
+	_, err := Load(getenv)
+	var ve *ValueError
+	if !errors.As(err, &ve) || ve.File != filepath.Join(dir, "config.toml") || ve.Key != "limits.retry_budget" {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+func TestDefaultRetriesAreBounded(t *testing.T) {
+	l := Defaults().Limits
+	if l.MaxRetries > 3 || l.RetryBudget <= 0 || l.RetryBudget > 30 {
+		t.Errorf("default retries %d, budget %ds; want at most 3 and 30 s", l.MaxRetries, l.RetryBudget)
+	}
+}
+
+func TestLoadMarkdownStyle(t *testing.T) {
+	_, getenv := home(t, map[string]string{"config.toml": "[general]\nmarkdown_style = \"neon\"\n"})
+	var ve *ValueError
+	if _, err := Load(getenv); !errors.As(err, &ve) || ve.Key != "general.markdown_style" {
+		t.Fatalf("err = %v", err)
+	}
+	_, getenv = home(t, map[string]string{"config.toml": "[general]\nmarkdown_style = \"light\"\n"})
+	if cfg, err := Load(getenv); err != nil || cfg.General.MarkdownStyle != "light" {
+		t.Fatalf("light: %v", err)
+	}
+	if Defaults().General.MarkdownStyle != "auto" {
+		t.Error("the default style must follow the terminal")
+	}
+}

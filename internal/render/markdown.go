@@ -4,7 +4,6 @@
 package render
 
 import (
-	"os"
 	"strings"
 
 	"github.com/charmbracelet/glamour"
@@ -13,25 +12,41 @@ import (
 // MaxWidth caps wrapping so long lines stay readable on wide terminals.
 const MaxWidth = 120
 
-// Style returns the glamour style: $GLAMOUR_STYLE, else "dark", or
-// "notty" when color is off.
-func Style(color bool) string {
+// NoColor is the style for output without color.
+const NoColor = "notty"
+
+// ChooseStyle picks the glamour style: "notty" without color, else
+// $GLAMOUR_STYLE (glamour's own variable), else the configured
+// [general] markdown_style, else — for "auto" or nothing — "light" or
+// "dark" from the terminal's background, which dark reports (nil means
+// dark). A style name or a JSON style file path is passed on as is.
+func ChooseStyle(color bool, getenv func(string) string, configured string, dark func() bool) string {
 	if !color {
-		return "notty"
+		return NoColor
 	}
-	if s := os.Getenv("GLAMOUR_STYLE"); s != "" {
+	if s := getenv("GLAMOUR_STYLE"); s != "" && s != "auto" {
 		return s
+	}
+	if configured != "" && configured != "auto" {
+		return configured
+	}
+	if dark != nil && !dark() {
+		return "light"
 	}
 	return "dark"
 }
 
-// NewRenderer builds a glamour renderer for width columns.
-func NewRenderer(width int, color bool) (*glamour.TermRenderer, error) {
+// NewRenderer builds a glamour renderer for width columns in style (see
+// ChooseStyle).
+func NewRenderer(width int, style string) (*glamour.TermRenderer, error) {
 	if width <= 0 || width > MaxWidth {
 		width = min(max(width, 40), MaxWidth)
 	}
+	if style == "" {
+		style = NoColor
+	}
 	return glamour.NewTermRenderer(
-		glamour.WithStandardStyle(Style(color)),
+		glamour.WithStylePath(style),
 		glamour.WithWordWrap(width-2),
 		glamour.WithEmoji(),
 	)
@@ -39,8 +54,8 @@ func NewRenderer(width int, color bool) (*glamour.TermRenderer, error) {
 
 // Markdown renders md for a terminal of width columns. On error it returns
 // the raw markdown so output is never lost.
-func Markdown(md string, width int, color bool) string {
-	r, err := NewRenderer(width, color)
+func Markdown(md string, width int, style string) string {
+	r, err := NewRenderer(width, style)
 	if err != nil {
 		return md
 	}

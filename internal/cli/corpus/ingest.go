@@ -42,10 +42,13 @@ func NewCmdIngest(f *cmdutil.Factory, runF func(context.Context, *IngestOptions)
 			re-chunked, so re-running resumes an interrupted ingest. Each
 			document is written in one transaction.
 
-			Files that cannot be read (corrupt, encrypted, binary, not UTF-8, too
-			large) are skipped with a reason; the rest continue. The exit code is
-			0 when every file was ingested or unchanged, and 1 when some failed
-			(the summary lists them).
+			Text in UTF-8, UTF-16 (with a byte-order mark) or Latin-1 is read.
+			Files that cannot be read (corrupt, encrypted, binary, unreadable,
+			too large) are skipped with a reason; the rest continue. The exit
+			code is 0 when every file was ingested or unchanged, and 1 when some
+			failed (the summary lists them). A file that failed before and has
+			not changed since counts as "unchanged (failed before)", not as a
+			new failure (-v lists them); it is still retried every run.
 		`),
 		Example: heredoc.Doc(`
 			$ asky corpus ingest ~/papers ./notes
@@ -90,9 +93,14 @@ func ingestRun(ctx context.Context, opts *IngestOptions) error {
 	if err != nil && ctx.Err() == nil {
 		return err
 	}
+	if ctx.Err() == nil {
+		if err := in.SettleFailures(ctx, results); err != nil {
+			return err
+		}
+	}
 	var ingested, unchanged, chunks int
 	var bytes int64
-	var fails []research.FileResult
+	var fails, before []research.FileResult
 	for _, r := range results {
 		switch r.Status {
 		case research.StatusIngested:
@@ -101,19 +109,34 @@ func ingestRun(ctx context.Context, opts *IngestOptions) error {
 			bytes += r.Bytes
 		case research.StatusUnchanged:
 			unchanged++
+		case research.StatusFailedBefore:
+			unchanged++
+			before = append(before, r)
 		default:
 			fails = append(fails, r)
 		}
 	}
 	if opts.JSON {
-		if err := cmdutil.WriteJSON(opts.IO.Out, map[string]any{"results": results, "ingested": ingested, "unchanged": unchanged, "failed": len(fails), "chunks": chunks}); err != nil {
+		if err := cmdutil.WriteJSON(opts.IO.Out, map[string]any{"results": results, "ingested": ingested, "unchanged": unchanged,
+			"failed_before": len(before), "failed": len(fails), "chunks": chunks}); err != nil {
 			return err
 		}
 	} else {
-		fmt.Fprintf(opts.IO.Out, "ingested %d, unchanged %d, failed %d (%d chunks, %.1f MB in %s)\n",
-			ingested, unchanged, len(fails), chunks, float64(bytes)/1e6, time.Since(start).Round(10*time.Millisecond))
+		failedBefore := ""
+		if len(before) > 0 {
+			failedBefore = fmt.Sprintf(" (%d failed before)", len(before))
+		}
+		fmt.Fprintf(opts.IO.Out, "ingested %d, unchanged %d%s, failed %d (%d chunks, %.1f MB in %s)\n",
+			ingested, unchanged, failedBefore, len(fails), chunks, float64(bytes)/1e6, time.Since(start).Round(10*time.Millisecond))
 		for _, r := range fails {
 			fmt.Fprintf(opts.IO.Out, "  failed  %s: %s\n", r.Path, r.Reason)
+		}
+		if opts.Factory.Verbosity > 0 {
+			for _, r := range before {
+				fmt.Fprintf(opts.IO.Out, "  unchanged (failed before)  %s: %s\n", r.Path, r.Reason)
+			}
+		} else if len(before) > 0 && len(fails) == 0 {
+			fmt.Fprintf(opts.IO.ErrOut, "note: %d files that failed before are unchanged; `asky corpus ingest -v …` lists them\n", len(before))
 		}
 		if ix.Missing > 0 {
 			fmt.Fprintf(opts.IO.ErrOut, "note: %d chunks have no vectors for the current embedder; run `asky corpus reindex`\n", ix.Missing)

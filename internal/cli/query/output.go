@@ -36,7 +36,7 @@ func newOutput(opts *Options) *output {
 		o.status.Set("thinking")
 	}
 	if o.tty {
-		o.stream = render.NewStream(io.Out, io.TerminalWidth(), io.TerminalHeight(), io.ColorEnabled())
+		o.stream = render.NewStream(io.Out, io.TerminalWidth(), io.TerminalHeight(), opts.Factory.MarkdownStyle())
 	}
 	return o
 }

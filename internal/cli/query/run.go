@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/askygo/asky/internal/cli/cmdutil"
+	"github.com/askygo/asky/internal/llm"
 	"github.com/askygo/asky/internal/tools"
 	"github.com/askygo/asky/internal/turn/compose"
 )
@@ -72,9 +73,11 @@ func run(ctx context.Context, opts *Options) error {
 
 	out := newOutput(opts)
 	defer out.close()
-	if opts.Factory.Verbosity > 0 {
-		core.OnRetry = func(attempt int, wait time.Duration, err error) {
-			out.stderr(fmt.Sprintf("retry %d in %s: %v", attempt, wait.Round(100*time.Millisecond), err))
+	// Every retry is one line even without -v: a silent wait looks hung.
+	core.OnRetry = func(attempt int, wait time.Duration, err error) {
+		out.stderr(llm.RetryNotice(err, attempt, cfg.Limits.MaxRetries, wait))
+		if opts.Factory.Verbosity > 0 {
+			out.stderr("  " + err.Error())
 		}
 	}
 	if opts.Factory.Verbosity > 1 {

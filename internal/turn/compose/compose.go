@@ -11,6 +11,7 @@
 package compose
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -261,16 +262,18 @@ func (x *composer) model(ctx context.Context, alias string) (*config.ResolvedMod
 	return m, client, nil
 }
 
-// clientOptions maps config onto the provider options.
+// clientOptions maps config onto the provider options. In the config 0
+// means "none": no retries, no bound on the total wait.
 func (x *composer) clientOptions() provider.Options {
 	cfg := x.cfg
 	return provider.Options{
 		Timeout:        time.Duration(cfg.General.RequestTimeout) * time.Second,
 		IdleTimeout:    time.Duration(cfg.General.StreamIdleTimeout) * time.Second,
 		UserAgent:      cfg.General.LLMUserAgent,
-		MaxRetries:     cfg.Limits.MaxRetries,
+		MaxRetries:     cmp.Or(cfg.Limits.MaxRetries, -1),
 		InitialBackoff: time.Duration(cfg.Limits.InitialBackoff) * time.Second,
 		MaxBackoff:     time.Duration(cfg.Limits.MaxBackoff) * time.Second,
+		RetryBudget:    cmp.Or(time.Duration(cfg.Limits.RetryBudget)*time.Second, -1),
 		OnRetry:        x.OnRetry,
 		Trace:          x.Trace,
 	}

@@ -42,6 +42,10 @@ func NewCmdIngest(f *cmdutil.Factory, runF func(context.Context, *IngestOptions)
 			re-chunked, so re-running resumes an interrupted ingest. Each
 			document is written in one transaction.
 
+			Inside a directory, a symlink that leads outside that directory is
+			skipped (a cloned repository must not make asky read ~/.ssh); name
+			the file explicitly to ingest it anyway.
+
 			Files that cannot be read (corrupt, encrypted, binary, not UTF-8, too
 			large) are skipped with a reason; the rest continue. The exit code is
 			0 when every file was ingested or unchanged, and 1 when some failed
@@ -92,7 +96,7 @@ func ingestRun(ctx context.Context, opts *IngestOptions) error {
 	}
 	var ingested, unchanged, chunks int
 	var bytes int64
-	var fails []research.FileResult
+	var fails, skips []research.FileResult
 	for _, r := range results {
 		switch r.Status {
 		case research.StatusIngested:
@@ -101,19 +105,28 @@ func ingestRun(ctx context.Context, opts *IngestOptions) error {
 			bytes += r.Bytes
 		case research.StatusUnchanged:
 			unchanged++
+		case research.StatusSkipped:
+			skips = append(skips, r)
 		default:
 			fails = append(fails, r)
 		}
 	}
 	if opts.JSON {
-		if err := cmdutil.WriteJSON(opts.IO.Out, map[string]any{"results": results, "ingested": ingested, "unchanged": unchanged, "failed": len(fails), "chunks": chunks}); err != nil {
+		if err := cmdutil.WriteJSON(opts.IO.Out, map[string]any{"results": results, "ingested": ingested, "unchanged": unchanged, "failed": len(fails), "skipped": len(skips), "chunks": chunks}); err != nil {
 			return err
 		}
 	} else {
-		fmt.Fprintf(opts.IO.Out, "ingested %d, unchanged %d, failed %d (%d chunks, %.1f MB in %s)\n",
-			ingested, unchanged, len(fails), chunks, float64(bytes)/1e6, time.Since(start).Round(10*time.Millisecond))
+		skipped := ""
+		if len(skips) > 0 {
+			skipped = fmt.Sprintf(", skipped %d", len(skips))
+		}
+		fmt.Fprintf(opts.IO.Out, "ingested %d, unchanged %d, failed %d%s (%d chunks, %.1f MB in %s)\n",
+			ingested, unchanged, len(fails), skipped, chunks, float64(bytes)/1e6, time.Since(start).Round(10*time.Millisecond))
 		for _, r := range fails {
 			fmt.Fprintf(opts.IO.Out, "  failed  %s: %s\n", r.Path, r.Reason)
+		}
+		for _, r := range skips {
+			fmt.Fprintf(opts.IO.Out, "  skipped %s: %s\n", r.Path, r.Reason)
 		}
 		if ix.Missing > 0 {
 			fmt.Fprintf(opts.IO.ErrOut, "note: %d chunks have no vectors for the current embedder; run `asky corpus reindex`\n", ix.Missing)

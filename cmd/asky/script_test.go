@@ -216,6 +216,12 @@ func cmdDaemonHTTP(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	req, err := http.NewRequest(args[0], info.URL+args[1], body)
 	ts.Check(err)
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if tok := ts.Getenv("ASKY_DAEMON_TOKEN"); tok != "" {
+		req.Header.Set("Authorization", "Bearer "+tok)
+	}
 	resp, err := http.DefaultClient.Do(req)
 	ts.Check(err)
 	defer resp.Body.Close()

@@ -15,8 +15,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"mime"
 	"net"
 	"net/http"
+	"net/url"
 	"strings"
 	"sync"
 	"time"
@@ -58,11 +60,12 @@ type Options struct {
 	Log io.Writer
 	Now func() time.Time
 	// Rate and Burst limit requests per client (token or IP); zero uses
-	// 2/s with a burst of 10.
+	// 2/s with a burst of 10 ([daemon.http] rate and burst).
 	Rate  rate.Limit
 	Burst int
 	// FailRate and FailBurst limit failed authentications per IP; zero
-	// uses one per 10 s with a burst of 5.
+	// uses one per 10 s with a burst of 5. A request with the valid token
+	// is never held back by them.
 	FailRate  rate.Limit
 	FailBurst int
 }
@@ -88,6 +91,9 @@ func New(o Options) *Server {
 	}
 	if o.Rate == 0 {
 		o.Rate, o.Burst = 2, 10
+	}
+	if o.Burst <= 0 {
+		o.Burst = max(1, int(o.Rate))
 	}
 	if o.FailRate == 0 {
 		o.FailRate, o.FailBurst = rate.Every(10*time.Second), 5
@@ -160,20 +166,24 @@ func (s *Server) checkHost(next http.Handler) http.Handler {
 	})
 }
 
-// guard applies authentication, rate limits and the body limit.
+// guard applies the cross-site checks, authentication, rate limits and
+// the body limit.
 func (s *Server) guard(h http.HandlerFunc) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !s.sameSite(w, r) {
+			return
+		}
 		ip := clientIP(r)
 		key := "ip:" + ip
 		if s.o.Token != "" {
-			fails := s.limiter(s.fails, ip, s.o.FailRate, s.o.FailBurst)
-			if fails.Tokens() < 1 {
-				w.Header().Set("Retry-After", "10")
-				writeError(w, http.StatusTooManyRequests, "rate_limited", "too many failed authentications; wait and retry")
-				return
-			}
+			// The token is checked first: failures from a web page or a
+			// guesser on the same address must not lock the owner out.
 			if !s.authorized(r) {
-				fails.Allow()
+				if !s.limiter(s.fails, ip, s.o.FailRate, s.o.FailBurst).Allow() {
+					w.Header().Set("Retry-After", "10")
+					writeError(w, http.StatusTooManyRequests, "rate_limited", "too many failed authentications; wait and retry")
+					return
+				}
 				w.Header().Set("WWW-Authenticate", `Bearer realm="asky"`)
 				writeError(w, http.StatusUnauthorized, "unauthorized", "missing or wrong bearer token (Authorization: Bearer $ASKY_DAEMON_TOKEN)")
 				return
@@ -182,7 +192,7 @@ func (s *Server) guard(h http.HandlerFunc) http.Handler {
 		}
 		if !s.limiter(s.limit, key, s.o.Rate, s.o.Burst).Allow() {
 			w.Header().Set("Retry-After", "1")
-			writeError(w, http.StatusTooManyRequests, "rate_limited", "too many requests; slow down")
+			writeError(w, http.StatusTooManyRequests, "rate_limited", "too many requests; slow down (raise [daemon.http] rate and burst)")
 			return
 		}
 		r.Body = http.MaxBytesReader(w, r.Body, MaxBody)
@@ -190,11 +200,37 @@ func (s *Server) guard(h http.HandlerFunc) http.Handler {
 	})
 }
 
+// sameSite refuses what a web page can send to a local daemon (CSRF): a
+// POST that is not application/json (text/plain and form posts need no
+// preflight), a foreign Origin, or a browser's Sec-Fetch-Site:
+// cross-site. Programs (curl, SDKs) send neither header.
+func (s *Server) sameSite(w http.ResponseWriter, r *http.Request) bool {
+	if site := strings.ToLower(r.Header.Get("Sec-Fetch-Site")); site == "cross-site" || site == "same-site" {
+		writeError(w, http.StatusForbidden, "forbidden_origin", "cross-site requests are refused")
+		return false
+	}
+	if origin := r.Header.Get("Origin"); origin != "" {
+		u, err := url.Parse(origin)
+		if err != nil || u.Host == "" || !s.hosts[strings.ToLower(strings.Trim(u.Hostname(), "[]"))] {
+			writeError(w, http.StatusForbidden, "forbidden_origin", fmt.Sprintf("origin %q is not allowed", origin))
+			return false
+		}
+	}
+	if r.Method == http.MethodPost {
+		mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
+		if err != nil || mt != "application/json" {
+			writeError(w, http.StatusUnsupportedMediaType, "invalid_request_error", "send the body as Content-Type: application/json")
+			return false
+		}
+	}
+	return true
+}
+
 // authorized compares sha256 digests in constant time: hashing first
-// hides the token's length too.
+// hides the token's length too. The scheme is case-insensitive (RFC 9110).
 func (s *Server) authorized(r *http.Request) bool {
-	got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-	if !ok {
+	scheme, got, ok := strings.Cut(strings.TrimSpace(r.Header.Get("Authorization")), " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
 		return false
 	}
 	h := sha256.Sum256([]byte(strings.TrimSpace(got)))

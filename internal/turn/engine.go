@@ -68,7 +68,8 @@ func (e *Engine) Run(ctx context.Context, req Request, emit func(Event)) (*Resul
 	}
 	res.Sources = append(res.Sources, req.Sources...)
 
-	r := &run{e: e, req: &req, res: res, emit: emit, start: start}
+	r := &run{e: e, req: &req, res: res, emit: emit, start: start, prov: newProvenance(&req)}
+	ctx = tools.WithProvenance(ctx, r.prov)
 	r.maxTurns = e.maxTurns(&req)
 	userMsg := r.userMessage()
 	r.msgs = append(append([]llm.Message{}, req.History...), userMsg)
@@ -110,7 +111,33 @@ type run struct {
 	stored   []store.Message
 	calls    []store.LLMCall
 	partial  strings.Builder
+	prov     *tools.Provenance
 }
+
+// newProvenance starts the turn's record of trusted URLs and untrusted
+// reads: the question, piped input and the user's earlier messages (not
+// the pages preloaded into them) are trusted; preloaded pages and
+// documents are already untrusted content.
+func newProvenance(req *Request) *tools.Provenance {
+	trusted := []string{req.Query, req.Input}
+	for _, m := range req.History {
+		if m.Role == llm.RoleUser {
+			typed, _, _ := strings.Cut(m.Content, preloadedHeader)
+			trusted = append(trusted, typed)
+		}
+	}
+	for _, s := range req.Sources {
+		trusted = append(trusted, s.URL)
+	}
+	p := tools.NewProvenance(tools.DefaultUntrustedFetches, trusted...)
+	if len(req.Context) > 0 {
+		p.Taint("preloaded sources")
+	}
+	return p
+}
+
+// preloadedHeader introduces the preloaded sources in the user message.
+const preloadedHeader = "\n\nPreloaded sources gathered before tool calls:\n"
 
 func (r *run) userMessage() llm.Message {
 	var b strings.Builder
@@ -119,8 +146,12 @@ func (r *run) userMessage() llm.Message {
 		b.WriteString("\n\n")
 		b.WriteString(r.req.Input)
 	}
+	if r.req.Recalled != "" && !r.req.Lean {
+		b.WriteString("\n\n")
+		b.WriteString(r.req.Recalled)
+	}
 	if len(r.req.Context) > 0 && !r.req.Lean {
-		b.WriteString("\n\nPreloaded sources gathered before tool calls:\n")
+		b.WriteString(preloadedHeader)
 		b.WriteString(strings.Join(r.req.Context, "\n\n"))
 		instr := r.req.ContextInstruction
 		if instr == "" {
@@ -293,14 +324,24 @@ func (r *run) runTool(ctx context.Context, tc llm.ToolCall) llm.Message {
 	case !json.Valid([]byte(orEmptyObject(tc.Arguments))):
 		rec.Error = "arguments are not valid JSON: " + truncate(tc.Arguments, 200)
 	default:
-		out, err := safeRun(ctx, t, json.RawMessage(orEmptyObject(tc.Arguments)))
+		args := json.RawMessage(orEmptyObject(tc.Arguments))
+		if err := r.admit(t, args); err != nil {
+			rec.Error = err.Error()
+			break
+		}
+		out, err := safeRun(ctx, t, args)
 		if err != nil {
 			rec.Error = err.Error()
 		} else {
 			rec.OK = true
 			content = out.Content
 			r.addSources(out.Sources)
+			r.track(t, out)
 		}
+	}
+	for _, n := range r.prov.Drain() {
+		r.res.Notices = append(r.res.Notices, n)
+		r.emit(Event{Kind: EventNotice, Text: n})
 	}
 	rec.Elapsed = time.Since(t0)
 	if !rec.OK {
@@ -309,6 +350,35 @@ func (r *run) runTool(ctx context.Context, tc llm.ToolCall) llm.Message {
 	r.res.ToolCalls = append(r.res.ToolCalls, rec)
 	r.emit(Event{Kind: EventToolEnd, Tool: tc.Name, Summary: summary, OK: rec.OK, Err: rec.Error, Elapsed: rec.Elapsed})
 	return llm.Message{Role: llm.RoleTool, ToolCallID: tc.ID, Name: tc.Name, Content: frame(tc.Name, content)}
+}
+
+// admit checks the URLs a call would fetch against the turn's budget of
+// URLs no trusted source gave.
+func (r *run) admit(t *tools.Tool, args json.RawMessage) error {
+	if t.Fetches == nil {
+		return nil
+	}
+	for _, u := range t.Fetches(args) {
+		if err := r.prov.Admit(u); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// track records what a successful call brought in: trusted links (search
+// results) and whether the model has now read untrusted content.
+func (r *run) track(t *tools.Tool, out tools.Result) {
+	if t.TrustedLinks {
+		r.prov.Learn(out.Content)
+	}
+	if t.Untrusted {
+		src := t.Name
+		if len(out.Sources) > 0 && out.Sources[0].URL != "" {
+			src += " " + out.Sources[0].URL
+		}
+		r.prov.Taint(src)
+	}
 }
 
 func safeRun(ctx context.Context, t *tools.Tool, args json.RawMessage) (res tools.Result, err error) {

@@ -76,10 +76,14 @@ func sessionLabel(id int64, name string) string {
 
 // scopeLabel says where a memory applies.
 func scopeLabel(m *store.Memory) string {
-	if m.SessionID == 0 {
-		return "global"
+	label := "global"
+	if m.SessionID != 0 {
+		label = sessionLabel(m.SessionID, m.SessionName)
 	}
-	return sessionLabel(m.SessionID, m.SessionName)
+	if m.Unconfirmed {
+		label += ", unconfirmed"
+	}
+	return label
 }
 
 // memoryJSON is the --json shape of one memory.
@@ -93,10 +97,12 @@ type memoryJSON struct {
 	CreatedAt   string   `json:"created_at"`
 	UpdatedAt   string   `json:"updated_at"`
 	Score       *float64 `json:"score,omitempty"`
+	Confirmed   bool     `json:"confirmed"`
+	Provenance  string   `json:"provenance,omitempty"`
 }
 
 func toJSON(m *store.Memory) memoryJSON {
-	j := memoryJSON{ID: m.ID, Text: m.Text, Tags: m.Tags, Scope: "global",
+	j := memoryJSON{ID: m.ID, Text: m.Text, Tags: m.Tags, Scope: "global", Confirmed: !m.Unconfirmed, Provenance: m.Provenance,
 		CreatedAt: m.CreatedAt.UTC().Format(time.RFC3339), UpdatedAt: m.UpdatedAt.UTC().Format(time.RFC3339)}
 	if j.Tags == nil {
 		j.Tags = []string{}

@@ -327,3 +327,24 @@ func TestProgressBar(t *testing.T) {
 		t.Fatal("not cleared")
 	}
 }
+
+// A document whose title and file name carry OSC 52 (clipboard write) and
+// row-forging newlines must reach the terminal inert in list, query and
+// sections.
+func TestAttackOSC52InTitleAndFileName(t *testing.T) {
+	e := newEnv(t, "")
+	dir := t.TempDir()
+	name := filepath.Join(dir, "notes\x1b]52;c;ZXZpbA==\x07.md")
+	writeFile(t, name, "# Pager \x1b]52;c;Y3VybCBldmlsIHwgc2g=\x07 journal\n\n## Rollback \x1b[2J section\n\nThe pager rolls back \x1b]0;pwned\x07 the journal.\n")
+	if err := e.run(t, "ingest", name); err != nil {
+		t.Fatalf("ingest: %v\n%s", err, e.out.String())
+	}
+	for _, args := range [][]string{{"list"}, {"query", "pager journal rollback"}, {"sections", "corpus://cache/1"}} {
+		if err := e.run(t, args...); err != nil {
+			t.Fatalf("%v: %v", args, err)
+		}
+		if out := e.out.String() + e.err.String(); strings.ContainsAny(out, "\x1b\x07") || !strings.Contains(out, "Pager") {
+			t.Errorf("%v printed a raw escape sequence:\n%q", args, out)
+		}
+	}
+}

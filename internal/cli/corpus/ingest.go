@@ -11,6 +11,7 @@ import (
 
 	"github.com/askygo/asky/internal/cli/cmdutil"
 	"github.com/askygo/asky/internal/iostreams"
+	"github.com/askygo/asky/internal/render"
 	"github.com/askygo/asky/internal/research"
 )
 
@@ -123,10 +124,10 @@ func ingestRun(ctx context.Context, opts *IngestOptions) error {
 		fmt.Fprintf(opts.IO.Out, "ingested %d, unchanged %d, failed %d%s (%d chunks, %.1f MB in %s)\n",
 			ingested, unchanged, len(fails), skipped, chunks, float64(bytes)/1e6, time.Since(start).Round(10*time.Millisecond))
 		for _, r := range fails {
-			fmt.Fprintf(opts.IO.Out, "  failed  %s: %s\n", r.Path, r.Reason)
+			fmt.Fprintf(opts.IO.Out, "  failed  %s: %s\n", render.SanitizeLine(r.Path), render.SanitizeLine(r.Reason))
 		}
 		for _, r := range skips {
-			fmt.Fprintf(opts.IO.Out, "  skipped %s: %s\n", r.Path, r.Reason)
+			fmt.Fprintf(opts.IO.Out, "  skipped %s: %s\n", render.SanitizeLine(r.Path), render.SanitizeLine(r.Reason))
 		}
 		if ix.Missing > 0 {
 			fmt.Fprintf(opts.IO.ErrOut, "note: %d chunks have no vectors for the current embedder; run `asky corpus reindex`\n", ix.Missing)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/askygo/asky/internal/cli/cmdutil"
 	"github.com/askygo/asky/internal/iostreams"
+	"github.com/askygo/asky/internal/render"
 	"github.com/askygo/asky/internal/research"
 )
 
@@ -111,7 +112,7 @@ func queryRun(ctx context.Context, opts *QueryOptions) error {
 		default:
 			where += " › " + r.Section
 		}
-		fmt.Fprintf(opts.IO.Out, "%d. %s  (%s, score %.3f)\n   %s\n", i+1, where, r.Source, r.Score, r.Path)
+		fmt.Fprintf(opts.IO.Out, "%d. %s  (%s, score %.3f)\n   %s\n", i+1, render.SanitizeLine(where), r.Source, r.Score, render.SanitizeLine(r.Path))
 		fmt.Fprintf(opts.IO.Out, "   %s\n", clip(r.Text, 600))
 	}
 	return nil

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/askygo/asky/internal/cli/cmdutil"
+	"github.com/askygo/asky/internal/render"
 	"github.com/askygo/asky/internal/session"
 	"github.com/askygo/asky/internal/store"
 )
@@ -100,7 +101,7 @@ func listRun(ctx context.Context, opts *ListOptions) error {
 	for _, m := range ms {
 		if m.Unconfirmed {
 			fmt.Fprintf(opts.IO.ErrOut, "memory %d is unconfirmed: saved by the model after it read %s; keep it with `asky memory confirm %d`\n",
-				m.ID, m.Provenance, m.ID)
+				m.ID, render.SanitizeLine(m.Provenance), m.ID)
 		}
 	}
 	return nil

@@ -16,6 +16,7 @@ import (
 	"github.com/askygo/asky/internal/config"
 	"github.com/askygo/asky/internal/iostreams"
 	"github.com/askygo/asky/internal/memory"
+	"github.com/askygo/asky/internal/render"
 	"github.com/askygo/asky/internal/research"
 	"github.com/askygo/asky/internal/session"
 	"github.com/askygo/asky/internal/store"
@@ -124,7 +125,8 @@ func printMemories(ios *iostreams.IOStreams, ms []*store.Memory, scores []float6
 	}
 	rows := make([][]string, 0, len(ms))
 	for i, m := range ms {
-		row := []string{strconv.FormatInt(m.ID, 10), scopeLabel(m), memory.OneLine(m.Text, 1<<20), strings.Join(m.Tags, ",")}
+		row := []string{strconv.FormatInt(m.ID, 10), render.SanitizeLine(scopeLabel(m)), render.SanitizeLine(memory.OneLine(m.Text, 1<<20)),
+			render.SanitizeLine(strings.Join(m.Tags, ","))}
 		if scores != nil {
 			row = append([]string{row[0], fmt.Sprintf("%.2f", scores[i])}, row[1:]...)
 		}

@@ -87,10 +87,10 @@ func (o *output) event(ev turn.Event) {
 		}
 		o.setStatus("thinking")
 	case turn.EventNotice:
-		o.errLocked("notice: " + ev.Text)
+		o.errLocked("notice: " + render.SanitizeLine(ev.Text))
 	case turn.EventDebug:
 		if o.verbose {
-			o.errLocked("· " + ev.Text)
+			o.errLocked("· " + render.SanitizeLine(ev.Text))
 		}
 	}
 }
@@ -181,12 +181,12 @@ func (o *output) finish(res *turn.Result) error {
 			if title == "" {
 				title = s.URL
 			}
-			fmt.Fprintf(io.ErrOut, "  [%d] %s — %s\n", i+1, render.Sanitize(title), s.URL)
+			fmt.Fprintf(io.ErrOut, "  [%d] %s — %s\n", i+1, render.SanitizeLine(title), render.SanitizeLine(s.URL))
 		}
 	}
 	for _, u := range res.Unverified {
 		if len(res.ToolCalls) > 0 || len(res.Sources) > 0 {
-			fmt.Fprintf(io.ErrOut, "warning: the answer cites %s, which asky did not retrieve\n", u)
+			fmt.Fprintf(io.ErrOut, "warning: the answer cites %s, which asky did not retrieve\n", render.SanitizeLine(u))
 		}
 	}
 	if o.verbose {

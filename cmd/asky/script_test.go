@@ -1,6 +1,7 @@
 package main
 
 import (
+	"database/sql"
 	"fmt"
 	"io"
 	"net/http"
@@ -38,6 +39,7 @@ func TestScripts(t *testing.T) {
 			"llm-enqueue": cmdEnqueue,
 			"llm-request": cmdRequest,
 			"daemon-http": cmdDaemonHTTP,
+			"sqlite-exec": cmdSQLiteExec,
 		},
 	})
 }
@@ -231,4 +233,17 @@ func cmdDaemonHTTP(ts *testscript.TestScript, neg bool, args []string) {
 	if (resp.StatusCode != http.StatusOK) != neg {
 		ts.Fatalf("%s %s: %d %s", args[0], args[1], resp.StatusCode, b)
 	}
+}
+
+// cmdSQLiteExec runs the SQL of a file on $ASKY_HOME/asky.db, to damage a
+// database the way a user or a crash might: `sqlite-exec file.sql`.
+func cmdSQLiteExec(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 1 || neg {
+		ts.Fatalf("usage: sqlite-exec file.sql")
+	}
+	db, err := sql.Open("sqlite", filepath.Join(ts.Getenv("ASKY_HOME"), "asky.db"))
+	ts.Check(err)
+	defer db.Close()
+	_, err = db.Exec(ts.ReadFile(args[0]))
+	ts.Check(err)
 }

@@ -65,6 +65,14 @@ type LLMCall struct {
 // ErrNotFound is returned when a requested row does not exist.
 var ErrNotFound = errors.New("not found")
 
+// The statements that save a turn (CheckSchema prepares them).
+const (
+	insertTurnSQL = `INSERT INTO turns(session_id, created_at, model, query, input, answer, status, error, elapsed_ms, sources)
+		VALUES(?,?,?,?,?,?,?,?,?,?)`
+	insertMessageSQL = `INSERT INTO messages(turn_id, seq, role, content, tool_calls, tool_call_id, name) VALUES(?,?,?,?,?,?,?)`
+	insertCallSQL    = `INSERT INTO llm_calls(turn_id, created_at, purpose, model, prompt_tokens, completion_tokens, cost_usd, latency_ms) VALUES(?,?,?,?,?,?,?,?)`
+)
+
 // SaveTurn writes a turn with its messages and calls in one transaction and
 // returns its id (the history id). A save that fails or is interrupted
 // (context cancelled, process killed) leaves nothing behind: the
@@ -82,21 +90,20 @@ func (s *Store) SaveTurn(ctx context.Context, t *Turn) (int64, error) {
 		return 0, s.wrap(err)
 	}
 	defer tx.Rollback()
-	res, err := tx.ExecContext(ctx, `INSERT INTO turns(session_id, created_at, model, query, input, answer, status, error, elapsed_ms, sources)
-		VALUES(?,?,?,?,?,?,?,?,?,?)`, nullID(t.SessionID), t.CreatedAt.UTC().Format(time.RFC3339Nano), t.Model, t.Query, t.Input, t.Answer, t.Status, t.Error, t.ElapsedMS, string(src))
+	res, err := tx.ExecContext(ctx, insertTurnSQL, nullID(t.SessionID), t.CreatedAt.UTC().Format(time.RFC3339Nano), t.Model, t.Query, t.Input, t.Answer, t.Status, t.Error, t.ElapsedMS, string(src))
 	if err != nil {
 		return 0, fmt.Errorf("save turn: %w", s.wrap(err))
 	}
 	id, _ := res.LastInsertId()
 	for i, m := range t.Messages {
-		if _, err := tx.ExecContext(ctx, `INSERT INTO messages(turn_id, seq, role, content, tool_calls, tool_call_id, name) VALUES(?,?,?,?,?,?,?)`,
+		if _, err := tx.ExecContext(ctx, insertMessageSQL,
 			id, i, m.Role, m.Content, m.ToolCalls, m.ToolCallID, m.Name); err != nil {
 			return 0, fmt.Errorf("save message: %w", s.wrap(err))
 		}
 	}
 	ts := s.ts()
 	for _, c := range t.Calls {
-		if _, err := tx.ExecContext(ctx, `INSERT INTO llm_calls(turn_id, created_at, purpose, model, prompt_tokens, completion_tokens, cost_usd, latency_ms) VALUES(?,?,?,?,?,?,?,?)`,
+		if _, err := tx.ExecContext(ctx, insertCallSQL,
 			id, ts, c.Purpose, c.Model, c.PromptTokens, c.CompletionTokens, c.CostUSD, c.LatencyMS); err != nil {
 			return 0, fmt.Errorf("save usage: %w", s.wrap(err))
 		}

@@ -58,6 +58,12 @@ func (e *Engine) Run(ctx context.Context, req Request, emit func(Event)) (*Resul
 	if req.Tools == nil || req.Lean {
 		req.Tools = tools.NewRegistry()
 	}
+	if c, ok := e.Store.(schemaChecker); ok {
+		// A damaged schema would lose the answer: say so before paying.
+		if err := c.CheckSchema(ctx); err != nil {
+			return nil, err
+		}
+	}
 	if !req.Lean {
 		for _, p := range req.Preloaders {
 			if err := p.Preload(ctx, &req, emit); err != nil {
@@ -79,13 +85,33 @@ func (e *Engine) Run(ctx context.Context, req Request, emit func(Event)) (*Resul
 	res.Elapsed = e.now().Sub(start)
 	res.Unverified = unverifiedCitations(res.Answer, res.Sources)
 	if perr := r.persist(ctx, err); perr != nil && err == nil {
-		err = fmt.Errorf("save turn: %w", perr)
+		err = &SaveError{Err: perr}
 	}
 	if err != nil {
 		return res, err
 	}
 	return res, nil
 }
+
+// schemaChecker is a Store that can verify its schema before a turn.
+type schemaChecker interface {
+	CheckSchema(ctx context.Context) error
+}
+
+// SaveError means the turn ran to the end but could not be saved: the
+// Result returned with it is complete, and its answer should still reach
+// the user (it was paid for).
+type SaveError struct{ Err error }
+
+func (e *SaveError) Error() string {
+	msg := e.Err.Error()
+	if !strings.HasPrefix(msg, "save turn") {
+		msg = "save turn: " + msg
+	}
+	return msg + " (the answer above was not saved to history)"
+}
+
+func (e *SaveError) Unwrap() error { return e.Err }
 
 func (e *Engine) maxTurns(req *Request) int {
 	switch {

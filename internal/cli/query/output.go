@@ -217,15 +217,18 @@ func jsonResult(res *turn.Result) map[string]any {
 	for _, s := range res.Sources {
 		srcs = append(srcs, jsonSource{URL: s.URL, Title: s.Title})
 	}
-	var sid any
+	var sid, hid any
 	if res.SessionID != 0 {
 		sid = res.SessionID
+	}
+	if res.HistoryID != 0 {
+		hid = res.HistoryID // null: the turn could not be saved
 	}
 	return map[string]any{
 		"answer":     res.Answer,
 		"model":      res.Model,
 		"session_id": sid,
-		"history_id": res.HistoryID,
+		"history_id": hid,
 		"tool_calls": calls,
 		"sources":    srcs,
 		"usage":      map[string]int{"prompt_tokens": res.Usage.PromptTokens, "completion_tokens": res.Usage.CompletionTokens},

@@ -3,6 +3,7 @@ package query
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -91,6 +92,13 @@ func run(ctx context.Context, opts *Options) error {
 	}
 	eng := &turn.Engine{Store: st, Now: opts.Now, DefaultMaxTurns: cfg.General.MaxTurns}
 	res, err := eng.Run(ctx, *req, out.event)
+	if se := (*turn.SaveError)(nil); errors.As(err, &se) && res != nil {
+		// The answer was paid for: show it, then report the failed save.
+		if ferr := out.finish(res); ferr != nil {
+			return ferr
+		}
+		return err
+	}
 	if err != nil {
 		out.abort()
 		return err

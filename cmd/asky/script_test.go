@@ -12,6 +12,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
 
@@ -40,6 +41,7 @@ func TestScripts(t *testing.T) {
 			"llm-request": cmdRequest,
 			"daemon-http": cmdDaemonHTTP,
 			"sqlite-exec": cmdSQLiteExec,
+			"llm-wait":    cmdLLMWait,
 		},
 	})
 }
@@ -246,4 +248,21 @@ func cmdSQLiteExec(ts *testscript.TestScript, neg bool, args []string) {
 	defer db.Close()
 	_, err = db.Exec(ts.ReadFile(args[0]))
 	ts.Check(err)
+}
+
+// cmdLLMWait waits (up to 10 s) until the fake LLM has received N
+// requests, so a script can act while a turn is in flight: `llm-wait N`.
+func cmdLLMWait(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 1 || neg {
+		ts.Fatalf("usage: llm-wait N")
+	}
+	n, err := strconv.Atoi(args[0])
+	ts.Check(err)
+	deadline := time.Now().Add(10 * time.Second)
+	for len(server(ts).Requests()) < n {
+		if time.Now().After(deadline) {
+			ts.Fatalf("the fake LLM got %d requests, want %d", len(server(ts).Requests()), n)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 }

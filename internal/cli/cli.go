@@ -29,7 +29,9 @@ func Main() int {
 // Run executes the command tree with args and the given factory; tests and
 // testscript call it directly.
 func Run(args []string, f *cmdutil.Factory) int {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	// SIGHUP (the terminal closed) ends a turn like Ctrl-C and SIGTERM:
+	// it is saved as interrupted instead of dying mid-write.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
 	defer f.Close()
 

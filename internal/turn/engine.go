@@ -64,9 +64,12 @@ func (e *Engine) Run(ctx context.Context, req Request, emit func(Event)) (*Resul
 			return nil, err
 		}
 	}
+	r := &run{e: e, req: &req, res: res, emit: emit, start: start}
+	r.begin(ctx)
 	if !req.Lean {
 		for _, p := range req.Preloaders {
 			if err := p.Preload(ctx, &req, emit); err != nil {
+				_ = r.persist(ctx, err)
 				return nil, err
 			}
 		}
@@ -74,7 +77,7 @@ func (e *Engine) Run(ctx context.Context, req Request, emit func(Event)) (*Resul
 	}
 	res.Sources = append(res.Sources, req.Sources...)
 
-	r := &run{e: e, req: &req, res: res, emit: emit, start: start, prov: newProvenance(&req)}
+	r.prov = newProvenance(&req)
 	ctx = tools.WithProvenance(ctx, r.prov)
 	r.maxTurns = e.maxTurns(&req)
 	userMsg := r.userMessage()
@@ -91,6 +94,27 @@ func (e *Engine) Run(ctx context.Context, req Request, emit func(Event)) (*Resul
 		return res, err
 	}
 	return res, nil
+}
+
+// turnBeginner is a Store that can save the question before the turn runs.
+type turnBeginner interface {
+	BeginTurn(ctx context.Context, t *store.Turn) (int64, error)
+}
+
+// begin saves the question as a pending turn before any model call, so a
+// kill -9 or a lost terminal leaves it in history. A failure here is not
+// fatal: the final save reports it, after the answer is shown.
+func (r *run) begin(ctx context.Context) {
+	b, ok := r.e.Store.(turnBeginner)
+	if !ok {
+		return
+	}
+	t := &store.Turn{SessionID: r.req.SessionID, CreatedAt: r.start, Query: r.req.Query, Input: r.req.Input, Model: r.res.Model}
+	if _, err := b.BeginTurn(ctx, t); err != nil {
+		r.emit(Event{Kind: EventDebug, Text: "could not save the question before asking: " + err.Error()})
+		return
+	}
+	r.turnID = t.ID
 }
 
 // schemaChecker is a Store that can verify its schema before a turn.
@@ -138,6 +162,8 @@ type run struct {
 	calls    []store.LLMCall
 	partial  strings.Builder
 	prov     *tools.Provenance
+	// turnID is the pending history row begin wrote (0 if none).
+	turnID int64
 }
 
 // newProvenance starts the turn's record of trusted URLs and untrusted
@@ -437,7 +463,7 @@ func (r *run) persist(ctx context.Context, runErr error) error {
 		return nil
 	}
 	t := &store.Turn{
-		SessionID: r.req.SessionID, CreatedAt: r.start, Query: r.req.Query, Input: r.req.Input, Answer: r.res.Answer,
+		ID: r.turnID, SessionID: r.req.SessionID, CreatedAt: r.start, Query: r.req.Query, Input: r.req.Input, Answer: r.res.Answer,
 		ElapsedMS: r.res.Elapsed.Milliseconds(), Messages: r.stored, Calls: r.calls, Status: store.StatusComplete,
 	}
 	if r.req.Model != nil {

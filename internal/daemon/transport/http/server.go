@@ -318,11 +318,24 @@ func (s *Server) ask(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, body)
 }
 
-// decode reads one JSON value, answering 413 or 400 itself on failure.
+// decode reads one JSON value, answering 413 or 400 itself on failure. A
+// body holding anything after that value (a second object) is refused:
+// two parsers must never disagree on which object a request meant.
 func decode(w http.ResponseWriter, dec *json.Decoder, v any) bool {
 	err := dec.Decode(v)
 	if err == nil {
-		return true
+		var extra json.RawMessage
+		if derr := dec.Decode(&extra); derr != io.EOF {
+			var tooBig *http.MaxBytesError
+			if errors.As(derr, &tooBig) {
+				err = derr
+			} else {
+				writeError(w, http.StatusBadRequest, "invalid_request_error", "invalid JSON body: the body must hold exactly one JSON object")
+				return false
+			}
+		} else {
+			return true
+		}
 	}
 	var tooBig *http.MaxBytesError
 	if errors.As(err, &tooBig) {

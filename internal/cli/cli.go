@@ -57,7 +57,15 @@ func printError(w io.Writer, err error) int {
 		return cmdutil.ExitError
 	}
 	code, hint := classify(err)
-	fmt.Fprintf(w, "error: %s\n", firstLine(err.Error()))
+	var many interface{ Messages() []string }
+	if errors.As(err, &many) {
+		// Several config problems: one line each, so all get fixed at once.
+		for _, m := range many.Messages() {
+			fmt.Fprintf(w, "error: %s\n", firstLine(m))
+		}
+	} else {
+		fmt.Fprintf(w, "error: %s\n", firstLine(err.Error()))
+	}
 	if hint != "" {
 		fmt.Fprintf(w, "hint: %s\n", hint)
 	}

@@ -63,12 +63,19 @@ func (e *ReadError) Hint() string {
 
 // ValueError is a well-formed key holding a value asky cannot use.
 type ValueError struct {
-	File    string
-	Key     string
+	File string
+	Key  string
+	// Line is where the key is set (0 when unknown).
+	Line    int
 	Message string
 }
 
-func (e *ValueError) Error() string { return fmt.Sprintf("%s: %s: %s", e.File, e.Key, e.Message) }
+func (e *ValueError) Error() string {
+	if e.Line > 0 {
+		return fmt.Sprintf("%s:%d: %s: %s", e.File, e.Line, e.Key, e.Message)
+	}
+	return fmt.Sprintf("%s: %s: %s", e.File, e.Key, e.Message)
+}
 
 // Hint tells the user what to do next.
 func (e *ValueError) Hint() string {
@@ -87,6 +94,9 @@ func Load(getenv func(string) string) (*Config, error) {
 func loadWith(getenv func(string) string, overlay map[string][]byte) (*Config, error) {
 	paths := ResolvePaths(getenv)
 	var files []*parsed
+	// Every file is read and parsed even after one fails, so all the
+	// problems are reported together (sorted by file and line).
+	var errs []error
 	for _, name := range append([]string{MainFile}, SplitFiles...) {
 		file := filepath.Join(paths.ConfigDir, name)
 		raw, ok := overlay[file]
@@ -97,14 +107,19 @@ func loadWith(getenv func(string) string, overlay map[string][]byte) (*Config, e
 				continue
 			}
 			if err != nil {
-				return nil, &ReadError{File: file, Err: err}
+				errs = append(errs, &ReadError{File: file, Err: err})
+				continue
 			}
 		}
 		p, err := parseFile(file, raw)
 		if err != nil {
-			return nil, err
+			errs = append(errs, err)
+			continue
 		}
 		files = append(files, p)
+	}
+	if len(errs) > 0 {
+		return nil, joinErrors(errs)
 	}
 	var cfg *Config
 	switch len(files) {
@@ -130,7 +145,9 @@ func loadWith(getenv func(string) string, overlay map[string][]byte) (*Config, e
 		}
 	}
 	cfg.origins = map[string]string{}
+	cfg.raws = map[string][]byte{}
 	for _, p := range files {
+		cfg.raws[p.file] = p.raw
 		for _, k := range p.keys {
 			// Implicit parent tables ([models] of [models.a]) count too.
 			for i := 1; i <= len(k); i++ {
@@ -170,16 +187,20 @@ func (c *Config) Origin(key string) string {
 	return c.origins[formatKey(path)]
 }
 
-// validate rejects values that parse but cannot work.
+// validate rejects values that parse but cannot work, all of them at once.
 func (c *Config) validate() error {
+	var errs []error
 	for _, name := range sortedKeys(c.API) {
 		a := c.API[name]
 		if a.Type != "openai" && a.Type != "anthropic" {
-			key := formatKey([]string{"api", name, "type"})
-			return &ValueError{File: c.origins[key], Key: key, Message: fmt.Sprintf("type must be \"openai\" or \"anthropic\", not %q", a.Type)}
+			path := []string{"api", name, "type"}
+			key := formatKey(path)
+			errs = append(errs, &ValueError{File: c.origins[key], Key: key, Line: c.keyLine(path),
+				Message: fmt.Sprintf("type must be \"openai\" or \"anthropic\", not %q", a.Type)})
 		}
 	}
-	return nil
+	errs = append(errs, c.negativeValues()...)
+	return joinErrors(errs)
 }
 
 func sortedKeys[V any](m map[string]V) []string {
@@ -222,10 +243,14 @@ func parseFile(file string, raw []byte) (*parsed, error) {
 		return nil, positioned(file, p.raw, err)
 	}
 	p.keys = md.Keys()
+	var caseErrs []error
 	for _, k := range p.keys {
 		if fixed, bad := caseMismatch(k); bad {
-			return nil, &ValueError{File: file, Key: formatKey(k), Message: "key names are case-sensitive; write " + fixed}
+			caseErrs = append(caseErrs, &ValueError{File: file, Key: formatKey(k), Line: keyLine(p.raw, k), Message: "key names are case-sensitive; write " + fixed})
 		}
+	}
+	if len(caseErrs) > 0 {
+		return nil, joinErrors(caseErrs)
 	}
 	var reported []toml.Key
 	for _, k := range md.Undecoded() {
@@ -457,7 +482,7 @@ func (c *Config) normalize() {
 		}
 		c.API[name] = a
 	}
-	if c.General.MaxTurns <= 0 {
+	if c.General.MaxTurns == 0 {
 		c.General.MaxTurns = 20
 	}
 }

@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"fmt"
+	"maps"
 	"net"
 	"slices"
 	"strings"
@@ -51,7 +52,9 @@ func ParseConfig(daemon, xmpp map[string]any) (Config, error) {
 	if enabled(xmpp) {
 		c.Unsupported = append(c.Unsupported, "xmpp")
 	}
-	for k, v := range daemon {
+	// Sorted, so the same config always reports the same first problem.
+	for _, k := range slices.Sorted(maps.Keys(daemon)) {
+		v := daemon[k]
 		switch k {
 		case "http":
 			t, ok := v.(map[string]any)
@@ -93,7 +96,8 @@ func (h *HTTPConfig) decode(t map[string]any) error {
 		}
 		return strings.TrimSpace(s), nil
 	}
-	for k, v := range t {
+	for _, k := range slices.Sorted(maps.Keys(t)) {
+		v := t[k]
 		var err error
 		switch k {
 		case "listen":

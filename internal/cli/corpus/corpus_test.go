@@ -348,3 +348,45 @@ func TestAttackOSC52InTitleAndFileName(t *testing.T) {
 		}
 	}
 }
+
+// Re-ingesting a directory drops the documents whose files were deleted
+// from it, and says how many; other documents stay.
+func TestReingestRemovesDeletedFiles(t *testing.T) {
+	e := newEnv(t, "")
+	dir, other := t.TempDir(), t.TempDir()
+	writeFile(t, filepath.Join(dir, "keep.md"), "# Keep\n\nThe pager keeps pages.\n")
+	writeFile(t, filepath.Join(dir, "sub", "gone.md"), "# Gone\n\nThe journal is gone.\n")
+	writeFile(t, filepath.Join(other, "gone.md"), "# Elsewhere\n\nNot under the directory.\n")
+	if err := e.run(t, "ingest", dir, filepath.Join(other, "gone.md")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(filepath.Join(dir, "sub", "gone.md")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(filepath.Join(other, "gone.md")); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.run(t, "ingest", dir); err != nil {
+		t.Fatal(err)
+	}
+	if out := e.out.String(); !strings.Contains(out, "removed 1 document whose files were deleted") || !strings.Contains(out, filepath.Join("sub", "gone.md")) {
+		t.Fatalf("output:\n%s", out)
+	}
+	if err := e.run(t, "list", "--json"); err != nil {
+		t.Fatal(err)
+	}
+	var got struct{ Sources []struct{ Path string } }
+	if err := json.Unmarshal([]byte(e.out.String()), &got); err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Sources) != 2 {
+		t.Fatalf("sources %+v: want keep.md and the file outside the directory", got.Sources)
+	}
+	// The last file deleted too: re-ingesting the now-empty directory prunes.
+	if err := os.Remove(filepath.Join(dir, "keep.md")); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.run(t, "ingest", dir); err != nil || !strings.Contains(e.out.String(), "removed 1 document") {
+		t.Fatalf("%v\n%s", err, e.out.String())
+	}
+}

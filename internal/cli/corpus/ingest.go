@@ -3,6 +3,7 @@ package corpus
 import (
 	"context"
 	"fmt"
+	"os"
 	"strings"
 	"time"
 
@@ -13,6 +14,7 @@ import (
 	"github.com/askygo/asky/internal/iostreams"
 	"github.com/askygo/asky/internal/render"
 	"github.com/askygo/asky/internal/research"
+	"github.com/askygo/asky/internal/store"
 )
 
 // IngestOptions are the flags of `corpus ingest`.
@@ -40,7 +42,9 @@ func NewCmdIngest(f *cmdutil.Factory, runF func(context.Context, *IngestOptions)
 			files) is left out; a file you name explicitly is never left out.
 
 			Unchanged files (same content hash) are skipped and changed ones are
-			re-chunked, so re-running resumes an interrupted ingest. Each
+			re-chunked, so re-running resumes an interrupted ingest. Re-ingesting
+			a directory also removes the documents whose files were deleted
+			from it (and says how many). Each
 			document is written in one transaction.
 
 			Inside a directory, a symlink that leads outside that directory is
@@ -78,6 +82,13 @@ func ingestRun(ctx context.Context, opts *IngestOptions) error {
 		Allowed: cfg.Research.AllowedIngestionExtensions}
 	targets, failed := in.Collect(opts.Paths)
 	if len(targets) == 0 && len(failed) == 0 {
+		// Every file of a re-ingested directory was deleted: prune only.
+		if pruned, err := in.PruneDeleted(ctx, walkedDirs(opts.Paths)); err != nil || len(pruned) > 0 {
+			if err == nil {
+				fmt.Fprintf(opts.IO.Out, "removed %d %s whose files were deleted\n", len(pruned), plural(len(pruned), "document", "documents"))
+			}
+			return err
+		}
 		return cmdutil.Errorf(fmt.Sprintf("supported: %s (and extensionless text files); hidden, vendor and .gitignored files are skipped", strings.Join(research.SupportedExtensions(), " ")),
 			"no documents found in %s", strings.Join(opts.Paths, ", "))
 	}
@@ -94,6 +105,12 @@ func ingestRun(ctx context.Context, opts *IngestOptions) error {
 	results = append(results, failed...)
 	if err != nil && ctx.Err() == nil {
 		return err
+	}
+	var pruned []store.CorpusSource
+	if ctx.Err() == nil {
+		if pruned, err = in.PruneDeleted(ctx, walkedDirs(opts.Paths)); err != nil {
+			return err
+		}
 	}
 	var ingested, unchanged, chunks int
 	var bytes int64
@@ -113,7 +130,7 @@ func ingestRun(ctx context.Context, opts *IngestOptions) error {
 		}
 	}
 	if opts.JSON {
-		if err := cmdutil.WriteJSON(opts.IO.Out, map[string]any{"results": results, "ingested": ingested, "unchanged": unchanged, "failed": len(fails), "skipped": len(skips), "chunks": chunks}); err != nil {
+		if err := cmdutil.WriteJSON(opts.IO.Out, map[string]any{"results": results, "ingested": ingested, "unchanged": unchanged, "failed": len(fails), "skipped": len(skips), "removed": len(pruned), "chunks": chunks}); err != nil {
 			return err
 		}
 	} else {
@@ -128,6 +145,12 @@ func ingestRun(ctx context.Context, opts *IngestOptions) error {
 		}
 		for _, r := range skips {
 			fmt.Fprintf(opts.IO.Out, "  skipped %s: %s\n", render.SanitizeLine(r.Path), render.SanitizeLine(r.Reason))
+		}
+		if len(pruned) > 0 {
+			fmt.Fprintf(opts.IO.Out, "removed %d %s whose files were deleted:\n", len(pruned), plural(len(pruned), "document", "documents"))
+			for _, s := range pruned {
+				fmt.Fprintf(opts.IO.Out, "  removed %s\n", render.SanitizeLine(s.Path))
+			}
 		}
 		if ix.Missing > 0 {
 			fmt.Fprintf(opts.IO.ErrOut, "note: %d chunks have no vectors for the current embedder; run `asky corpus reindex`\n", ix.Missing)
@@ -145,6 +168,25 @@ func ingestRun(ctx context.Context, opts *IngestOptions) error {
 			Hint: "the files listed above were skipped; fix or remove them and run the command again"}
 	}
 	return nil
+}
+
+// walkedDirs are the arguments that name directories: re-ingesting one
+// also drops the documents whose files were deleted from it.
+func walkedDirs(paths []string) []string {
+	var dirs []string
+	for _, p := range paths {
+		if fi, err := os.Stat(p); err == nil && fi.IsDir() {
+			dirs = append(dirs, p)
+		}
+	}
+	return dirs
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
 
 // progressBar draws files, MB, chunks and ETA on one stderr line.

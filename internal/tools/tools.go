@@ -51,6 +51,9 @@ type Tool struct {
 	// Fetches lists the URLs a call would fetch, checked against the
 	// turn's budget of URLs that came from no trusted source.
 	Fetches func(args json.RawMessage) []string
+	// Local marks a tool that reads files by path or runs programs on
+	// this machine: never offered to a remote question (see Remote).
+	Local bool
 }
 
 // Spec returns the model-facing description.

@@ -36,7 +36,11 @@ func researchExtension(ctx context.Context, opts *Options, cfg *config.Config, r
 	if !opts.ResearchSet {
 		return nil
 	}
-	ptr, err := research.ResolvePointer(opts.Research, opts.Words, nil, true, opts.Factory.Getenv)
+	words := opts.Words
+	if opts.Remote && !(tools.Remote{}).AllowsLocalPaths() {
+		words = nil // a remote question's first word is never a path
+	}
+	ptr, err := research.ResolvePointer(opts.Research, words, nil, true, opts.Factory.Getenv)
 	if err != nil {
 		return cmdutil.WithHint(err, "give an existing file or directory, a comma list of them, or web: asky -r ~/papers \"question\"")
 	}
@@ -75,6 +79,10 @@ func researchExtension(ctx context.Context, opts *Options, cfg *config.Config, r
 	}
 	for _, t := range tools.ResearchTools(env) {
 		reg.Add(t)
+	}
+	if opts.Remote && len(ptr.Paths) > 0 && !(tools.Remote{}).AllowsLocalPaths() {
+		req.Notices = append(req.Notices, tools.RemotePathsRefused)
+		ptr.Paths = nil
 	}
 	if len(ptr.Paths) == 0 {
 		return nil

@@ -82,3 +82,42 @@ func TestResearchExtensionPreloadsCorpus(t *testing.T) {
 		t.Fatalf("%v %q", err, req.Query)
 	}
 }
+
+// A question that comes through the daemon never makes asky read local
+// paths: not a session's -r default, not a path as its first word.
+func TestRemoteQuestionNeverReadsLocalPaths(t *testing.T) {
+	home := t.TempDir()
+	secret := filepath.Join(t.TempDir(), "secrets")
+	if err := os.MkdirAll(secret, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(secret, "key.md"), []byte("PRIVATE KEY\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ios, _, _, _ := iostreams.Test()
+	f := cmdutil.New(ios)
+	f.Getenv = func(k string) string { return map[string]string{"ASKY_HOME": home}[k] }
+	defer f.Close()
+	cfg, err := f.Config()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, opts := range map[string]*Options{
+		"session default pointer": {Research: secret, Words: []string{"what is in it"}},
+		"path as first word":      {Words: []string{secret, "what", "is", "in", "it"}},
+	} {
+		opts.IO, opts.Config, opts.Store, opts.Factory, opts.ResearchSet, opts.Remote = ios, f.Config, f.Store, f, true, true
+		req := &turn.Request{Query: joinWords(opts.Words)}
+		err := researchExtension(context.Background(), opts, cfg, req, tools.NewRegistry())
+		if name == "path as first word" {
+			// Not a pointer at all: the path stays part of the question.
+			if err != nil || len(req.Preloaders) != 0 || req.Query != joinWords(opts.Words) {
+				t.Errorf("%s: %v, %d preloaders, query %q", name, err, len(req.Preloaders), req.Query)
+			}
+			continue
+		}
+		if err != nil || len(req.Preloaders) != 0 || len(req.Notices) != 1 || req.Notices[0] != tools.RemotePathsRefused {
+			t.Errorf("%s: %v, %d preloaders, notices %v", name, err, len(req.Preloaders), req.Notices)
+		}
+	}
+}

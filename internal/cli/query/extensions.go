@@ -40,5 +40,8 @@ func buildTools(ctx context.Context, opts *Options, cfg *config.Config, req *tur
 		}
 	}
 	reg.Remove(opts.ToolOff...)
+	if opts.Remote {
+		tools.Remote{}.Apply(reg)
+	}
 	return reg, nil
 }

@@ -73,8 +73,5 @@ func confirmRun(ctx context.Context, opts *ConfirmOptions) error {
 	if len(done) > 0 {
 		fmt.Fprintf(opts.IO.Out, "confirmed %s %s\n", pluralWord(len(done), "memory", "memories"), joinIDs(done))
 	}
-	if len(missing) > 0 {
-		return cmdutil.Errorf("see the ids with `asky memory list --all`", "no %s %s", pluralWord(len(missing), "memory", "memories"), joinIDs(missing))
-	}
-	return nil
+	return missingIDs(missing)
 }

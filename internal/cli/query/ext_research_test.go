@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/askygo/asky/internal/cli/cmdutil"
+	"github.com/askygo/asky/internal/config"
 	"github.com/askygo/asky/internal/iostreams"
 	"github.com/askygo/asky/internal/tools"
 	"github.com/askygo/asky/internal/turn"
@@ -22,19 +23,7 @@ func TestResearchExtensionPreloadsCorpus(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(docs, "pager.md"), []byte("# Pager\n\n## Rollback\n\nThe pager rolls back the journal when a transaction fails.\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	ios, _, _, _ := iostreams.Test()
-	f := cmdutil.New(ios)
-	f.Getenv = func(k string) string {
-		if k == "ASKY_HOME" {
-			return home
-		}
-		return ""
-	}
-	defer f.Close()
-	cfg, err := f.Config()
-	if err != nil {
-		t.Fatal(err)
-	}
+	ios, f, cfg := researchFactory(t, home)
 	// `asky -r ~/papers how does rollback work` arrives with the pointer as
 	// the first word.
 	opts := &Options{IO: ios, Config: f.Config, Store: f.Store, Factory: f, ResearchSet: true, Words: []string{docs, "how", "does", "rollback", "work"}}
@@ -94,14 +83,7 @@ func TestRemoteQuestionNeverReadsLocalPaths(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(secret, "key.md"), []byte("PRIVATE KEY\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	ios, _, _, _ := iostreams.Test()
-	f := cmdutil.New(ios)
-	f.Getenv = func(k string) string { return map[string]string{"ASKY_HOME": home}[k] }
-	defer f.Close()
-	cfg, err := f.Config()
-	if err != nil {
-		t.Fatal(err)
-	}
+	ios, f, cfg := researchFactory(t, home)
 	for name, opts := range map[string]*Options{
 		"session default pointer": {Research: secret, Words: []string{"what is in it"}},
 		"path as first word":      {Words: []string{secret, "what", "is", "in", "it"}},
@@ -120,4 +102,18 @@ func TestRemoteQuestionNeverReadsLocalPaths(t *testing.T) {
 			t.Errorf("%s: %v, %d preloaders, notices %v", name, err, len(req.Preloaders), req.Notices)
 		}
 	}
+}
+
+// researchFactory is a factory over an empty ASKY_HOME, with its config.
+func researchFactory(t *testing.T, home string) (*iostreams.IOStreams, *cmdutil.Factory, *config.Config) {
+	t.Helper()
+	ios, _, _, _ := iostreams.Test()
+	f := cmdutil.New(ios)
+	f.Getenv = func(k string) string { return map[string]string{"ASKY_HOME": home}[k] }
+	t.Cleanup(f.Close)
+	cfg, err := f.Config()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ios, f, cfg
 }

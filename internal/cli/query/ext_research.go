@@ -122,7 +122,9 @@ func preloadCorpus(ctx context.Context, cfg *config.Config, ix *research.Index, 
 			}
 			chars += res.Bytes
 		default:
-			r.Notices = append(r.Notices, fmt.Sprintf("skipped %s: %s", filepath.Base(res.Path), res.Reason))
+			n := fmt.Sprintf("skipped %s: %s", filepath.Base(res.Path), res.Reason)
+			r.Notices = append(r.Notices, n)
+			emit(turn.Event{Kind: turn.EventNotice, Text: n})
 		}
 	}
 	if len(*preloaded) == 0 {

@@ -48,6 +48,12 @@ func Run(args []string, f *cmdutil.Factory) int {
 		fmt.Fprintln(f.IO.ErrOut, "\ninterrupted")
 		return cmdutil.ExitInterrupted
 	}
+	if store.IsSQLite(err) {
+		// A database error a command passed on without naming the file.
+		if cfg, cerr := f.Config(); cerr == nil {
+			err = store.Classify(cfg.Paths.DB, err)
+		}
+	}
 	return printError(f.IO.ErrOut, err)
 }
 

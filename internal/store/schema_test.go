@@ -36,3 +36,24 @@ func TestCheckSchemaFindsDamage(t *testing.T) {
 		})
 	}
 }
+
+// A raw SQLite error a caller passed on (without the store naming the
+// file) gets the path and a hint; typed errors are left alone.
+func TestClassifyNamesTheDatabase(t *testing.T) {
+	s := openTest(t)
+	_, raw := s.db.Exec("SELECT * FROM no_such_table")
+	if !IsSQLite(raw) {
+		t.Fatalf("%T is not seen as a SQLite error", raw)
+	}
+	err := Classify("/data/asky.db", raw)
+	var se *SchemaError
+	if !errors.As(err, &se) || !strings.Contains(err.Error(), "/data/asky.db") {
+		t.Fatalf("Classify = %T %v", err, err)
+	}
+	if again := Classify("/other.db", err); again != err {
+		t.Fatalf("a typed error was rewrapped: %v", again)
+	}
+	if IsSQLite(errors.New("plain")) {
+		t.Fatal("a plain error seen as SQLite's")
+	}
+}

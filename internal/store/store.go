@@ -88,7 +88,7 @@ type DiskError struct {
 }
 
 func (e *DiskError) Error() string {
-	return fmt.Sprintf("writing %s failed: %v", e.Path, e.Err)
+	return fmt.Sprintf("database %s: %v", e.Path, e.Err)
 }
 func (e *DiskError) Unwrap() error { return e.Err }
 
@@ -256,6 +256,26 @@ func (s *Store) CheckSchema(ctx context.Context) error {
 		st.Close()
 	}
 	return nil
+}
+
+// Classify gives a raw SQLite error that reached the caller without a
+// file name (unable to open database file (14), disk I/O error (4874))
+// the database's path and a hint; typed store errors, and errors that did
+// not come from SQLite, are returned as they are.
+func Classify(path string, err error) error {
+	var ce *CorruptError
+	var de *DiskError
+	var sce *SchemaError
+	if err == nil || errors.As(err, &ce) || errors.As(err, &de) || errors.As(err, &sce) {
+		return err
+	}
+	return classify(path, err)
+}
+
+// IsSQLite reports whether err carries an error from SQLite itself.
+func IsSQLite(err error) bool {
+	var se *sqlite.Error
+	return errors.As(err, &se)
 }
 
 // wrap classifies errors from queries on an open store.

@@ -37,7 +37,7 @@ func researchExtension(ctx context.Context, opts *Options, cfg *config.Config, r
 		return nil
 	}
 	words := opts.Words
-	if opts.Remote && !(tools.Remote{}).AllowsLocalPaths() {
+	if opts.Remote {
 		words = nil // a remote question's first word is never a path
 	}
 	ptr, err := research.ResolvePointer(opts.Research, words, nil, true, opts.Factory.Getenv)
@@ -80,9 +80,12 @@ func researchExtension(ctx context.Context, opts *Options, cfg *config.Config, r
 	for _, t := range tools.ResearchTools(env) {
 		reg.Add(t)
 	}
-	if opts.Remote && len(ptr.Paths) > 0 && !(tools.Remote{}).AllowsLocalPaths() {
-		req.Notices = append(req.Notices, tools.RemotePathsRefused)
-		ptr.Paths = nil
+	if opts.Remote {
+		pol := remotePolicy(opts, cfg)
+		var refused []string
+		if ptr.Paths, refused = pol.FilterPaths(ptr.Paths); len(refused) > 0 {
+			req.Notices = append(req.Notices, pol.RefusedNotice(len(refused)))
+		}
 	}
 	if len(ptr.Paths) == 0 {
 		return nil

@@ -72,34 +72,50 @@ func TestResearchExtensionPreloadsCorpus(t *testing.T) {
 	}
 }
 
-// A question that comes through the daemon never makes asky read local
-// paths: not a session's -r default, not a path as its first word.
-func TestRemoteQuestionNeverReadsLocalPaths(t *testing.T) {
+// A question that comes through the daemon reads local paths only inside
+// [research] local_document_roots: not a session's -r default elsewhere,
+// not a symlink out of a root, and never a path given as its first word.
+func TestRemoteQuestionReadsOnlyDocumentRoots(t *testing.T) {
 	home := t.TempDir()
-	secret := filepath.Join(t.TempDir(), "secrets")
-	if err := os.MkdirAll(secret, 0o755); err != nil {
-		t.Fatal(err)
+	base := t.TempDir()
+	root, secret := filepath.Join(base, "docs"), filepath.Join(base, "secrets")
+	for dir, body := range map[string]string{root: "# Pager\n\nThe pager rolls back.\n", secret: "PRIVATE KEY\n"} {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "a.md"), []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
 	}
-	if err := os.WriteFile(filepath.Join(secret, "key.md"), []byte("PRIVATE KEY\n"), 0o600); err != nil {
+	if err := os.Symlink(secret, filepath.Join(root, "escape")); err != nil {
 		t.Fatal(err)
 	}
 	ios, f, cfg := researchFactory(t, home)
-	for name, opts := range map[string]*Options{
-		"session default pointer": {Research: secret, Words: []string{"what is in it"}},
-		"path as first word":      {Words: []string{secret, "what", "is", "in", "it"}},
+	cfg.Research.LocalDocumentRoots = []string{root}
+	for name, tc := range map[string]struct {
+		opts      *Options
+		preloads  int
+		refusedNo int
+	}{
+		"session default pointer outside the roots": {&Options{Research: secret, Words: []string{"what is in it"}}, 0, 1},
+		"symlink in a root leading out":             {&Options{Research: filepath.Join(root, "escape"), Words: []string{"what"}}, 0, 1},
+		"pointer inside a root":                     {&Options{Research: root, Words: []string{"how does the pager work"}}, 1, 0},
+		"path as first word":                        {&Options{Words: []string{secret, "what", "is", "in", "it"}}, 0, 0},
 	} {
+		opts := tc.opts
 		opts.IO, opts.Config, opts.Store, opts.Factory, opts.ResearchSet, opts.Remote = ios, f.Config, f.Store, f, true, true
 		req := &turn.Request{Query: joinWords(opts.Words)}
-		err := researchExtension(context.Background(), opts, cfg, req, tools.NewRegistry())
-		if name == "path as first word" {
-			// Not a pointer at all: the path stays part of the question.
-			if err != nil || len(req.Preloaders) != 0 || req.Query != joinWords(opts.Words) {
-				t.Errorf("%s: %v, %d preloaders, query %q", name, err, len(req.Preloaders), req.Query)
-			}
+		if err := researchExtension(context.Background(), opts, cfg, req, tools.NewRegistry()); err != nil {
+			t.Errorf("%s: %v", name, err)
 			continue
 		}
-		if err != nil || len(req.Preloaders) != 0 || len(req.Notices) != 1 || req.Notices[0] != tools.RemotePathsRefused {
-			t.Errorf("%s: %v, %d preloaders, notices %v", name, err, len(req.Preloaders), req.Notices)
+		if len(req.Preloaders) != tc.preloads || len(req.Notices) != tc.refusedNo || req.Query != joinWords(opts.Words) {
+			t.Errorf("%s: %d preloaders, notices %v, query %q", name, len(req.Preloaders), req.Notices, req.Query)
+		}
+		for _, n := range req.Notices {
+			if strings.Contains(n, base) {
+				t.Errorf("%s: the refused path was echoed to the remote client: %s", name, n)
+			}
 		}
 	}
 }

@@ -41,7 +41,16 @@ func buildTools(ctx context.Context, opts *Options, cfg *config.Config, req *tur
 	}
 	reg.Remove(opts.ToolOff...)
 	if opts.Remote {
-		tools.Remote{}.Apply(reg)
+		remotePolicy(opts, cfg).Apply(reg)
 	}
 	return reg, nil
+}
+
+// remotePolicy is what a question from the daemon may use.
+func remotePolicy(opts *Options, cfg *config.Config) tools.Remote {
+	var roots []string
+	for _, r := range cfg.Research.LocalDocumentRoots {
+		roots = append(roots, tools.ExpandHome(r, opts.Factory.Getenv("HOME")))
+	}
+	return tools.Remote{Roots: roots}
 }

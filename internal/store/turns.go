@@ -93,6 +93,14 @@ func (s *Store) BeginTurn(ctx context.Context, t *Turn) (int64, error) {
 	return t.ID, nil
 }
 
+// FailTurn marks a pending turn as failed with msg, when saving the whole
+// turn did not work: a small update may still fit where the answer and its
+// messages did not, and "error" says more than "pending" in history.
+func (s *Store) FailTurn(ctx context.Context, id int64, msg string) error {
+	_, err := s.db.ExecContext(ctx, `UPDATE turns SET status = ?, error = ? WHERE id = ? AND status = ?`, StatusError, msg, id, StatusPending)
+	return s.wrap(err)
+}
+
 // SaveTurn writes a turn with its messages and calls in one transaction and
 // returns its id (the history id). With t.ID set (BeginTurn) it completes
 // that row; if the row is gone (deleted meanwhile) a new one is written. A save that fails or is interrupted

@@ -117,6 +117,11 @@ func (r *run) begin(ctx context.Context) {
 	r.turnID = t.ID
 }
 
+// turnFailer is a Store that can mark a pending turn as failed.
+type turnFailer interface {
+	FailTurn(ctx context.Context, id int64, msg string) error
+}
+
 // schemaChecker is a Store that can verify its schema before a turn.
 type schemaChecker interface {
 	CheckSchema(ctx context.Context) error
@@ -485,6 +490,9 @@ func (r *run) persist(ctx context.Context, runErr error) error {
 	defer cancel()
 	id, err := r.e.Store.SaveTurn(sctx, t)
 	if err != nil {
+		if f, ok := r.e.Store.(turnFailer); ok && r.turnID != 0 {
+			_ = f.FailTurn(sctx, r.turnID, "the answer could not be saved: "+err.Error())
+		}
 		return err
 	}
 	r.res.HistoryID = id

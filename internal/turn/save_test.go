@@ -52,3 +52,25 @@ func TestDamagedSchemaStopsBeforeTheModel(t *testing.T) {
 		t.Fatalf("err = %v, model calls %d", err, len(f.srv.Requests()))
 	}
 }
+
+// fullDisk is a real store whose final save fails (as when the answer and
+// its messages no longer fit), though the question was saved before.
+type fullDisk struct{ *store.Store }
+
+func (fullDisk) SaveTurn(context.Context, *store.Turn) (int64, error) {
+	return 0, errors.New("database /data/asky.db: database or disk is full (13)")
+}
+
+func TestUnsavableTurnLeavesAnErrorRowNotPending(t *testing.T) {
+	f := newFixture(t, "openai")
+	f.eng.Store = fullDisk{f.st}
+	f.srv.Enqueue(llmtest.Response{Text: "# Answer\n\nParis"})
+	if _, err := f.run(t, context.Background(), f.request("capital of france")); err == nil {
+		t.Fatal("no error")
+	}
+	turns, err := f.st.ListTurns(context.Background(), 5)
+	if err != nil || len(turns) != 1 || turns[0].Status != store.StatusError || !strings.Contains(turns[0].Error, "could not be saved") ||
+		turns[0].Query != "capital of france" {
+		t.Fatalf("turns %+v %v", turns, err)
+	}
+}

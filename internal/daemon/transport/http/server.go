@@ -307,6 +307,9 @@ func (s *Server) ask(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	res, err := s.o.Service.Ask(r.Context(), daemon.Ask{Conversation: conversationKey(req.Conversation), Question: req.Question, Model: req.Model, Lean: req.Lean})
+	if unsaved(w, res, err) {
+		err = nil
+	}
 	if err != nil {
 		writeTurnError(w, err)
 		return
@@ -363,6 +366,18 @@ func conversationKey(name string) string {
 		return ""
 	}
 	return "http:" + name
+}
+
+// unsaved reports whether err only says that a complete answer could not
+// be saved: the client still gets the answer (it was paid for), with the
+// reason in an X-Asky-Warning header and history_id null.
+func unsaved(w http.ResponseWriter, res *turn.Result, err error) bool {
+	var se *turn.SaveError
+	if res == nil || !errors.As(err, &se) {
+		return false
+	}
+	w.Header().Set("X-Asky-Warning", strings.ReplaceAll(se.Error(), "\n", " "))
+	return true
 }
 
 // writeTurnError maps a failed ask onto a status code.

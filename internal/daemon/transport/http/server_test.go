@@ -32,6 +32,8 @@ type fakeRunner struct {
 	// model calls a tool.
 	discard bool
 	block   chan struct{}
+	// saveErr makes the turn answer but fail to save.
+	saveErr error
 }
 
 func (f *fakeRunner) Run(ctx context.Context, a daemon.Ask) (*turn.Result, error) {
@@ -59,6 +61,9 @@ func (f *fakeRunner) Run(ctx context.Context, a daemon.Ask) (*turn.Result, error
 	}
 	for _, p := range []string{"Par", "is"} {
 		emit(turn.Event{Kind: turn.EventText, Text: p})
+	}
+	if f.saveErr != nil {
+		return &turn.Result{Answer: "Paris", Model: "fake"}, &turn.SaveError{Err: f.saveErr}
 	}
 	return &turn.Result{Answer: "Paris", Model: "fake", HistoryID: 7, SessionID: 3,
 		Usage: llm.Usage{PromptTokens: 10, CompletionTokens: 5}}, nil
@@ -502,5 +507,21 @@ func TestServeCancelsTurnsOnShutdown(t *testing.T) {
 	}
 	if err := <-served; err != nil {
 		t.Fatal(err)
+	}
+}
+
+// An answer that could not be saved is still returned (it was paid for),
+// with the reason in X-Asky-Warning.
+func TestUnsavedAnswerIsStillReturned(t *testing.T) {
+	srv := newServer(t, &fakeRunner{saveErr: errors.New("database /d/asky.db: database or disk is full (13)")}, Options{})
+	for _, path := range []string{"/v1/ask", "/v1/chat/completions"} {
+		body := `{"question":"x"}`
+		if path != "/v1/ask" {
+			body = `{"messages":[{"role":"user","content":"x"}]}`
+		}
+		resp, b := do(t, "POST", srv.URL+path, "", body)
+		if resp.StatusCode != 200 || !strings.Contains(b, "Paris") || !strings.Contains(resp.Header.Get("X-Asky-Warning"), "disk is full") {
+			t.Errorf("%s: %d %s (warning %q)", path, resp.StatusCode, b, resp.Header.Get("X-Asky-Warning"))
+		}
 	}
 }

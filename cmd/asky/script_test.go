@@ -1,6 +1,7 @@
 package main
 
 import (
+	"database/sql"
 	"fmt"
 	"io"
 	"net/http"
@@ -11,6 +12,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
 
@@ -40,6 +42,8 @@ func TestScripts(t *testing.T) {
 			"daemon-http": cmdDaemonHTTP,
 			"mailsink":    cmdMailSink,
 			"httpsink":    cmdHTTPSink,
+			"sqlite-exec": cmdSQLiteExec,
+			"llm-wait":    cmdLLMWait,
 		},
 	})
 }
@@ -248,6 +252,12 @@ func cmdDaemonHTTP(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	req, err := http.NewRequest(args[0], info.URL+args[1], body)
 	ts.Check(err)
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if tok := ts.Getenv("ASKY_DAEMON_TOKEN"); tok != "" {
+		req.Header.Set("Authorization", "Bearer "+tok)
+	}
 	resp, err := http.DefaultClient.Do(req)
 	ts.Check(err)
 	defer resp.Body.Close()
@@ -256,5 +266,35 @@ func cmdDaemonHTTP(ts *testscript.TestScript, neg bool, args []string) {
 	fmt.Fprint(ts.Stdout(), string(b))
 	if (resp.StatusCode != http.StatusOK) != neg {
 		ts.Fatalf("%s %s: %d %s", args[0], args[1], resp.StatusCode, b)
+	}
+}
+
+// cmdSQLiteExec runs the SQL of a file on $ASKY_HOME/asky.db, to damage a
+// database the way a user or a crash might: `sqlite-exec file.sql`.
+func cmdSQLiteExec(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 1 || neg {
+		ts.Fatalf("usage: sqlite-exec file.sql")
+	}
+	db, err := sql.Open("sqlite", filepath.Join(ts.Getenv("ASKY_HOME"), "asky.db"))
+	ts.Check(err)
+	defer db.Close()
+	_, err = db.Exec(ts.ReadFile(args[0]))
+	ts.Check(err)
+}
+
+// cmdLLMWait waits (up to 10 s) until the fake LLM has received N
+// requests, so a script can act while a turn is in flight: `llm-wait N`.
+func cmdLLMWait(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 1 || neg {
+		ts.Fatalf("usage: llm-wait N")
+	}
+	n, err := strconv.Atoi(args[0])
+	ts.Check(err)
+	deadline := time.Now().Add(10 * time.Second)
+	for len(server(ts).Requests()) < n {
+		if time.Now().After(deadline) {
+			ts.Fatalf("the fake LLM got %d requests, want %d", len(server(ts).Requests()), n)
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }

@@ -30,7 +30,9 @@ func Main() int {
 // Run executes the command tree with args and the given factory; tests and
 // testscript call it directly.
 func Run(args []string, f *cmdutil.Factory) int {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	// SIGHUP (the terminal closed) ends a turn like Ctrl-C and SIGTERM:
+	// it is saved as interrupted instead of dying mid-write.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
 	defer f.Close()
 
@@ -47,6 +49,12 @@ func Run(args []string, f *cmdutil.Factory) int {
 		fmt.Fprintln(f.IO.ErrOut, "\ninterrupted")
 		return cmdutil.ExitInterrupted
 	}
+	if store.IsSQLite(err) {
+		// A database error a command passed on without naming the file.
+		if cfg, cerr := f.Config(); cerr == nil {
+			err = store.Classify(cfg.Paths.DB, err)
+		}
+	}
 	return printError(f.IO.ErrOut, err)
 }
 
@@ -56,7 +64,15 @@ func printError(w io.Writer, err error) int {
 		return cmdutil.ExitError
 	}
 	code, hint := classify(err)
-	fmt.Fprintf(w, "error: %s\n", firstLine(err.Error()))
+	var many interface{ Messages() []string }
+	if errors.As(err, &many) {
+		// Several config problems: one line each, so all get fixed at once.
+		for _, m := range many.Messages() {
+			fmt.Fprintf(w, "error: %s\n", firstLine(m))
+		}
+	} else {
+		fmt.Fprintf(w, "error: %s\n", firstLine(err.Error()))
+	}
 	if hint != "" {
 		fmt.Fprintf(w, "hint: %s\n", hint)
 	}

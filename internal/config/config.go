@@ -38,6 +38,8 @@ type Config struct {
 
 	// origins maps each dotted key and table to the file that set it last.
 	origins map[string]string
+	// raws holds each file's bytes, to point errors at their line.
+	raws map[string][]byte
 	// modelOrder lists aliases as the files define them; the first one is
 	// the default when nothing else picks one, as in the original.
 	modelOrder []string

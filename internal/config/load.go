@@ -63,12 +63,19 @@ func (e *ReadError) Hint() string {
 
 // ValueError is a well-formed key holding a value asky cannot use.
 type ValueError struct {
-	File    string
-	Key     string
+	File string
+	Key  string
+	// Line is where the key is set (0 when unknown).
+	Line    int
 	Message string
 }
 
-func (e *ValueError) Error() string { return fmt.Sprintf("%s: %s: %s", e.File, e.Key, e.Message) }
+func (e *ValueError) Error() string {
+	if e.Line > 0 {
+		return fmt.Sprintf("%s:%d: %s: %s", e.File, e.Line, e.Key, e.Message)
+	}
+	return fmt.Sprintf("%s: %s: %s", e.File, e.Key, e.Message)
+}
 
 // Hint tells the user what to do next.
 func (e *ValueError) Hint() string {
@@ -87,6 +94,9 @@ func Load(getenv func(string) string) (*Config, error) {
 func loadWith(getenv func(string) string, overlay map[string][]byte) (*Config, error) {
 	paths := ResolvePaths(getenv)
 	var files []*parsed
+	// Every file is read and parsed even after one fails, so all the
+	// problems are reported together (sorted by file and line).
+	var errs []error
 	for _, name := range append([]string{MainFile}, SplitFiles...) {
 		file := filepath.Join(paths.ConfigDir, name)
 		raw, ok := overlay[file]
@@ -97,14 +107,19 @@ func loadWith(getenv func(string) string, overlay map[string][]byte) (*Config, e
 				continue
 			}
 			if err != nil {
-				return nil, &ReadError{File: file, Err: err}
+				errs = append(errs, &ReadError{File: file, Err: err})
+				continue
 			}
 		}
 		p, err := parseFile(file, raw)
 		if err != nil {
-			return nil, err
+			errs = append(errs, err)
+			continue
 		}
 		files = append(files, p)
+	}
+	if len(errs) > 0 {
+		return nil, joinErrors(errs)
 	}
 	var cfg *Config
 	switch len(files) {
@@ -130,7 +145,9 @@ func loadWith(getenv func(string) string, overlay map[string][]byte) (*Config, e
 		}
 	}
 	cfg.origins = map[string]string{}
+	cfg.raws = map[string][]byte{}
 	for _, p := range files {
+		cfg.raws[p.file] = p.raw
 		for _, k := range p.keys {
 			// Implicit parent tables ([models] of [models.a]) count too.
 			for i := 1; i <= len(k); i++ {
@@ -173,42 +190,67 @@ func (c *Config) Origin(key string) string {
 	return c.origins[formatKey(path)]
 }
 
-// validate rejects values that parse but cannot work.
+// validate rejects values that parse but cannot work, all of them at once.
 func (c *Config) validate() error {
-	counts := map[string]int{"limits.max_retries": c.Limits.MaxRetries, "limits.initial_backoff": c.Limits.InitialBackoff,
-		"limits.max_backoff": c.Limits.MaxBackoff, "limits.retry_budget": c.Limits.RetryBudget}
-	for _, key := range sortedKeys(counts) {
-		if v := counts[key]; v < 0 {
-			return &ValueError{File: c.origins[key], Key: key, Message: fmt.Sprintf("must be 0 or more, not %d", v)}
+	var errs []error
+	add := func(err error) {
+		if err != nil {
+			errs = append(errs, err)
 		}
 	}
-	if err := c.validateMarkdownStyle(); err != nil {
-		return err
-	}
+	add(c.validateMarkdownStyle())
 	for _, name := range sortedKeys(c.API) {
 		a := c.API[name]
 		if a.Type != "openai" && a.Type != "anthropic" {
-			key := formatKey([]string{"api", name, "type"})
-			return &ValueError{File: c.origins[key], Key: key, Message: fmt.Sprintf("type must be \"openai\" or \"anthropic\", not %q", a.Type)}
+			path := []string{"api", name, "type"}
+			key := formatKey(path)
+			errs = append(errs, &ValueError{File: c.origins[key], Key: key, Line: c.keyLine(path),
+				Message: fmt.Sprintf("type must be \"openai\" or \"anthropic\", not %q", a.Type)})
 		}
 	}
-	if k, msg := c.Research.SourceShortlist.validate(); k != "" {
-		key := formatKey([]string{"research", "source_shortlist", k})
-		return &ValueError{File: c.origins[key], Key: key, Message: msg}
+	// The typed tables' own checks name the offending key inside them.
+	type check struct {
+		table  []string
+		k, msg string
 	}
-	if k, msg := (SourceShortlist{BudgetSeconds: 1, QueryExpansionMode: c.Research.QueryExpansionMode, MaxSubQueries: c.Research.MaxSubQueries}).validate(); k != "" {
-		key := formatKey([]string{"research", k})
-		return &ValueError{File: c.origins[key], Key: key, Message: msg}
+	var checks []check
+	k, msg := c.Research.SourceShortlist.validate()
+	checks = append(checks, check{[]string{"research", "source_shortlist"}, k, msg})
+	k, msg = (SourceShortlist{BudgetSeconds: 1, QueryExpansionMode: c.Research.QueryExpansionMode, MaxSubQueries: c.Research.MaxSubQueries}).validate()
+	checks = append(checks, check{[]string{"research"}, k, msg})
+	k, msg = c.Research.validateEvidence()
+	checks = append(checks, check{[]string{"research"}, k, msg})
+	k, msg = c.QueryClassification.validate()
+	checks = append(checks, check{[]string{"query_classification"}, k, msg})
+	for _, ch := range checks {
+		if ch.k == "" {
+			continue
+		}
+		path := append(append([]string(nil), ch.table...), ch.k)
+		key := formatKey(path)
+		errs = append(errs, &ValueError{File: c.origins[key], Key: key, Line: c.keyLine(path), Message: ch.msg})
 	}
-	if k, msg := c.Research.validateEvidence(); k != "" {
-		key := formatKey([]string{"research", k})
-		return &ValueError{File: c.origins[key], Key: key, Message: msg}
+	add(c.validateExtras())
+	errs = append(errs, c.negativeValues()...)
+	return joinErrors(firstPerKey(errs))
+}
+
+// firstPerKey keeps one error per config key: the specific checks run
+// before the generic negative-number walk, so their message wins.
+func firstPerKey(errs []error) []error {
+	seen := map[string]bool{}
+	out := errs[:0]
+	for _, err := range errs {
+		var ve *ValueError
+		if errors.As(err, &ve) && ve.Key != "" {
+			if seen[ve.Key] {
+				continue
+			}
+			seen[ve.Key] = true
+		}
+		out = append(out, err)
 	}
-	if k, msg := c.QueryClassification.validate(); k != "" {
-		key := formatKey([]string{"query_classification", k})
-		return &ValueError{File: c.origins[key], Key: key, Message: msg}
-	}
-	return c.validateExtras()
+	return out
 }
 
 // markdownStyles are glamour's built-in style names.
@@ -271,10 +313,14 @@ func parseFile(file string, raw []byte) (*parsed, error) {
 		return nil, positioned(file, p.raw, err)
 	}
 	p.keys = md.Keys()
+	var caseErrs []error
 	for _, k := range p.keys {
 		if fixed, bad := caseMismatch(k); bad {
-			return nil, &ValueError{File: file, Key: formatKey(k), Message: "key names are case-sensitive; write " + fixed}
+			caseErrs = append(caseErrs, &ValueError{File: file, Key: formatKey(k), Line: keyLine(p.raw, k), Message: "key names are case-sensitive; write " + fixed})
 		}
+	}
+	if len(caseErrs) > 0 {
+		return nil, joinErrors(caseErrs)
 	}
 	var reported []toml.Key
 	for _, k := range md.Undecoded() {
@@ -509,7 +555,7 @@ func (c *Config) normalize() {
 		}
 		c.API[name] = a
 	}
-	if c.General.MaxTurns <= 0 {
+	if c.General.MaxTurns == 0 {
 		c.General.MaxTurns = 20
 	}
 }

@@ -323,3 +323,52 @@ func TestLoadMarkdownStyle(t *testing.T) {
 		t.Error("the default style must follow the terminal")
 	}
 }
+
+// Every problem is reported in one run, sorted by file and line, instead
+// of one per run in map order.
+func TestLoadReportsAllErrorsSorted(t *testing.T) {
+	dir, getenv := home(t, map[string]string{
+		"config.toml":   "[general]\nmax_turns = -1\nrequest_timeout = 30\n\n[research]\nchunk_size = -5\nchunk_overlap = 10\n\n[models.m]\napi = \"a\"\ncontext_size = -100\nprice_in = -0.5\n",
+		"api.toml":      "[api.a]\nbase_url = \"http://h\"\ntype = \"gemini\"\n",
+		"research.toml": "[research]\nmax_chunks_per_retrieval = -3\n",
+	})
+	_, err := Load(getenv)
+	var errs Errors
+	if !errors.As(err, &errs) {
+		t.Fatalf("err = %T %v, want Errors", err, err)
+	}
+	cfgFile, apiFile, resFile := filepath.Join(dir, "config.toml"), filepath.Join(dir, "api.toml"), filepath.Join(dir, "research.toml")
+	want := []string{
+		apiFile + ":3: api.a.type:",
+		cfgFile + ":2: general.max_turns: must not be negative, got -1",
+		cfgFile + ":6: research.chunk_size: must not be negative, got -5",
+		cfgFile + ":11: models.m.context_size: must not be negative, got -100",
+		cfgFile + ":12: models.m.price_in: must not be negative, got -0.5",
+		resFile + ":2: research.max_chunks_per_retrieval: must not be negative, got -3",
+	}
+	got := errs.Messages()
+	if len(got) != len(want) {
+		t.Fatalf("got %d errors:\n%s", len(got), strings.Join(got, "\n"))
+	}
+	for i := range want {
+		if !strings.HasPrefix(got[i], want[i]) {
+			t.Errorf("error %d = %q, want prefix %q", i, got[i], want[i])
+		}
+	}
+}
+
+func TestLoadReportsParseErrorsOfEveryFile(t *testing.T) {
+	_, getenv := home(t, map[string]string{
+		"config.toml": "[general]\ndefault_model = = \"x\"\n",
+		"memory.toml": "[memory\n",
+	})
+	_, err := Load(getenv)
+	var errs Errors
+	if !errors.As(err, &errs) || len(errs) != 2 {
+		t.Fatalf("err = %v", err)
+	}
+	var pe *ParseError
+	if !errors.As(err, &pe) {
+		t.Fatal("the parse errors are not reachable with errors.As")
+	}
+}

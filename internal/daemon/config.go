@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"fmt"
+	"maps"
 	"net"
 	"slices"
 	"strings"
@@ -26,6 +27,13 @@ type HTTPConfig struct {
 	// AllowedHosts are extra Host header names accepted besides
 	// localhost, 127.0.0.1 and [::1] (DNS rebinding guard).
 	AllowedHosts []string
+	// AllowNoToken serves without a token, which any local program can
+	// then use; it must be asked for explicitly (allow_no_token = true).
+	AllowNoToken bool
+	// Rate (requests per second) and Burst limit each client; zero keeps
+	// the server's defaults.
+	Rate  float64
+	Burst int
 }
 
 // Config is the daemon's part of config.toml.
@@ -44,7 +52,9 @@ func ParseConfig(daemon, xmpp map[string]any) (Config, error) {
 	if enabled(xmpp) {
 		c.Unsupported = append(c.Unsupported, "xmpp")
 	}
-	for k, v := range daemon {
+	// Sorted, so the same config always reports the same first problem.
+	for _, k := range slices.Sorted(maps.Keys(daemon)) {
+		v := daemon[k]
 		switch k {
 		case "http":
 			t, ok := v.(map[string]any)
@@ -86,7 +96,8 @@ func (h *HTTPConfig) decode(t map[string]any) error {
 		}
 		return strings.TrimSpace(s), nil
 	}
-	for k, v := range t {
+	for _, k := range slices.Sorted(maps.Keys(t)) {
+		v := t[k]
 		var err error
 		switch k {
 		case "listen":
@@ -95,6 +106,30 @@ func (h *HTTPConfig) decode(t map[string]any) error {
 			h.TokenEnv, err = str(k, v)
 		case "token_cmd":
 			h.TokenCmd, err = str(k, v)
+		case "allow_no_token":
+			b, ok := v.(bool)
+			if !ok {
+				return fmt.Errorf("config: daemon.http.allow_no_token must be true or false")
+			}
+			h.AllowNoToken = b
+		case "rate", "burst":
+			var n float64
+			switch x := v.(type) {
+			case int64:
+				n = float64(x)
+			case float64:
+				n = x
+			default:
+				return fmt.Errorf("config: daemon.http.%s must be a number", k)
+			}
+			if n <= 0 || (k == "burst" && n != float64(int(n))) {
+				return fmt.Errorf("config: daemon.http.%s must be a positive %s, got %v", k, map[string]string{"rate": "number of requests per second", "burst": "whole number"}[k], v)
+			}
+			if k == "rate" {
+				h.Rate = n
+			} else {
+				h.Burst = int(n)
+			}
 		case "allowed_hosts":
 			list, ok := v.([]any)
 			if !ok {
@@ -109,7 +144,7 @@ func (h *HTTPConfig) decode(t map[string]any) error {
 				h.AllowedHosts = append(h.AllowedHosts, strings.ToLower(s))
 			}
 		default:
-			return fmt.Errorf("config: unknown key daemon.http.%s (known: listen, token_env, token_cmd, allowed_hosts)", k)
+			return fmt.Errorf("config: unknown key daemon.http.%s (known: listen, token_env, token_cmd, allowed_hosts, allow_no_token, rate, burst)", k)
 		}
 		if err != nil {
 			return err

@@ -77,3 +77,20 @@ func TestLoopback(t *testing.T) {
 		}
 	}
 }
+
+func TestParseConfigTokenOptOutAndRateLimit(t *testing.T) {
+	c, err := ParseConfig(map[string]any{"http": map[string]any{"allow_no_token": true, "rate": 50.0, "burst": int64(100)}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !c.HTTP.AllowNoToken || c.HTTP.Rate != 50 || c.HTTP.Burst != 100 {
+		t.Fatalf("%+v", c.HTTP)
+	}
+	for _, bad := range []map[string]any{
+		{"rate": int64(-1)}, {"rate": 0.0}, {"burst": int64(-5)}, {"burst": 2.5}, {"rate": "fast"}, {"allow_no_token": "yes"},
+	} {
+		if _, err := ParseConfig(map[string]any{"http": bad}, nil); err == nil {
+			t.Errorf("%v accepted", bad)
+		}
+	}
+}

@@ -5,6 +5,7 @@ package render
 
 import (
 	"strings"
+	"unicode/utf8"
 
 	"github.com/charmbracelet/glamour"
 )
@@ -70,7 +71,13 @@ func Markdown(md string, width int, style string) string {
 // ESC) and bidi overrides from untrusted text before it reaches a terminal:
 // model output and page titles must not be able to write the clipboard
 // (OSC 52), retitle the window or hide text.
+//
+// Invalid UTF-8 becomes U+FFFD: a stray 0xC2 at the end of one string and
+// 0x9B at the start of the next would otherwise print as the C1 CSI.
 func Sanitize(s string) string {
+	if !utf8.ValidString(s) {
+		s = strings.ToValidUTF8(s, "\uFFFD")
+	}
 	clean := true
 	for _, r := range s {
 		if isUnsafe(r) {
@@ -89,6 +96,22 @@ func Sanitize(s string) string {
 		}
 	}
 	return b.String()
+}
+
+// SanitizeLine is Sanitize for text printed as one line or one table cell
+// (titles, file names, URLs, notices): newlines, carriage returns and tabs
+// become spaces too, so a hostile title cannot forge rows of its own.
+func SanitizeLine(s string) string {
+	s = Sanitize(s)
+	if !strings.ContainsAny(s, "\n\t") {
+		return s
+	}
+	return strings.Map(func(r rune) rune {
+		if r == '\n' || r == '\t' {
+			return ' '
+		}
+		return r
+	}, s)
 }
 
 func isUnsafe(r rune) bool {

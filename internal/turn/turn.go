@@ -63,6 +63,9 @@ type Request struct {
 	// SystemExtra sections are appended to the system prompt (memory,
 	// research guidance).
 	SystemExtra []string
+	// Recalled is the quoted block of recalled memories, sent in the user
+	// message as data, never in the system prompt.
+	Recalled string
 	// Context blocks are appended to the user message after the query
 	// ("Preloaded sources gathered before tool calls").
 	Context []string

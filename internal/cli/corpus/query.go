@@ -10,6 +10,7 @@ import (
 
 	"github.com/askygo/asky/internal/cli/cmdutil"
 	"github.com/askygo/asky/internal/iostreams"
+	"github.com/askygo/asky/internal/render"
 	"github.com/askygo/asky/internal/research"
 )
 
@@ -149,7 +150,7 @@ func queryRun(ctx context.Context, opts *QueryOptions) error {
 		default:
 			where += " › " + r.Section
 		}
-		fmt.Fprintf(opts.IO.Out, "%d. %s  (%s, relevance %.2f: words %.2f, meaning %.2f)\n   %s\n", i+1, where, r.Source, r.Score, r.Lexical, r.Dense, r.Path)
+		fmt.Fprintf(opts.IO.Out, "%d. %s  (%s, relevance %.2f: words %.2f, meaning %.2f)\n   %s\n", i+1, render.SanitizeLine(where), render.SanitizeLine(r.Source), r.Score, r.Lexical, r.Dense, render.SanitizeLine(r.Path))
 		fmt.Fprintf(opts.IO.Out, "   %s\n", clip(r.Text, 600))
 	}
 	return nil

@@ -27,13 +27,19 @@ func NewCmdDaemon(f *cmdutil.Factory) *cobra.Command {
 			  listen = "127.0.0.1:8765"
 			  token_env = "ASKY_DAEMON_TOKEN"   # or token_cmd = "pass show asky/daemon"
 			  allowed_hosts = []                # extra Host names besides localhost
+			  rate = 2                          # requests per second per client
+			  burst = 10                        # requests allowed at once
+			  allow_no_token = false            # true serves loopback without a token
 
-			With a token set, requests need "Authorization: Bearer <token>". A
-			listen address other than loopback is refused without a token.
+			Requests need "Authorization: Bearer <token>"; the daemon refuses to
+			start without a token unless allow_no_token = true (loopback only).
+			POST bodies must be sent as Content-Type: application/json, and
+			requests a browser marks as cross-site or from a foreign Origin are
+			refused, so a web page cannot use the API.
 		`),
 		Example: heredoc.Doc(`
 			$ asky daemon start
-			$ curl -s localhost:8765/v1/ask -H "Authorization: Bearer $ASKY_DAEMON_TOKEN" -d '{"question":"2+2"}'
+			$ curl -s localhost:8765/v1/ask -H "Authorization: Bearer $ASKY_DAEMON_TOKEN" -H 'Content-Type: application/json' -d '{"question":"2+2"}'
 			$ asky daemon status
 			$ asky daemon stop
 		`),

@@ -9,6 +9,7 @@ import (
 
 	"github.com/MakeNowJust/heredoc"
 	"github.com/spf13/cobra"
+	"golang.org/x/time/rate"
 
 	"github.com/askygo/asky/internal/build"
 	"github.com/askygo/asky/internal/cli/cmdutil"
@@ -64,13 +65,9 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 	if err != nil {
 		return err
 	}
-	tok, err := token(ctx, opts.Factory, dc.HTTP)
+	tok, err := requireToken(ctx, opts.Factory, dc.HTTP)
 	if err != nil {
 		return err
-	}
-	if tok == "" && !dc.HTTP.Loopback() {
-		return cmdutil.Errorf("export "+dc.HTTP.TokenEnv+"=$(openssl rand -hex 32) (or set [daemon.http] token_cmd), or listen on 127.0.0.1",
-			"refusing to serve on %s without a token", dc.HTTP.Listen)
 	}
 	lock, err := daemon.Lock(pidPath(cfg))
 	if err != nil {
@@ -90,7 +87,7 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 		fmt.Fprintln(opts.IO.ErrOut, n)
 	}
 	if tok == "" {
-		fmt.Fprintf(opts.IO.ErrOut, "notice: no token set (%s is empty): any program on this machine can use the API\n", dc.HTTP.TokenEnv)
+		fmt.Fprintln(opts.IO.ErrOut, "notice: serving without a token (allow_no_token = true): any program on this machine can use the API")
 	}
 	fmt.Fprintln(opts.IO.Out, url)
 	fmt.Fprintf(opts.IO.ErrOut, "asky daemon %s serving %s (pid %d)\n", build.Version, url, os.Getpid())
@@ -108,6 +105,8 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 		AskResult:    query.JSONResult,
 		Log:          opts.IO.ErrOut,
 		Now:          opts.Factory.Now,
+		Rate:         rate.Limit(dc.HTTP.Rate),
+		Burst:        dc.HTTP.Burst,
 	})
 	if opts.Ready != nil {
 		opts.Ready(url)
@@ -116,6 +115,24 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 	err = srv.Serve(ctx, ln)
 	fmt.Fprintf(opts.IO.ErrOut, "asky daemon stopped after %s\n", time.Since(start).Round(time.Second))
 	return err
+}
+
+// requireToken resolves the API token and refuses to go on without one,
+// unless the config explicitly allows a tokenless loopback daemon.
+func requireToken(ctx context.Context, f *cmdutil.Factory, h daemon.HTTPConfig) (string, error) {
+	tok, err := token(ctx, f, h)
+	if err != nil {
+		return "", err
+	}
+	if tok == "" && !h.Loopback() {
+		return "", cmdutil.Errorf("export "+h.TokenEnv+"=$(openssl rand -hex 32) (or set [daemon.http] token_cmd), or listen on 127.0.0.1",
+			"refusing to serve on %s without a token", h.Listen)
+	}
+	if tok == "" && !h.AllowNoToken {
+		return "", cmdutil.Errorf("export "+h.TokenEnv+"=$(openssl rand -hex 32) (or set [daemon.http] token_cmd); to serve without one, set [daemon.http] allow_no_token = true",
+			"refusing to serve without a token (%s is empty)", h.TokenEnv)
+	}
+	return tok, nil
 }
 
 // lockError explains a held lock.

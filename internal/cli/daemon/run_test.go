@@ -107,6 +107,7 @@ func (w *world) serve(t *testing.T) (url string, stop func() error) {
 func post(t *testing.T, url, token, body string) (int, string) {
 	t.Helper()
 	req, _ := http.NewRequest("POST", url, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
 	if token != "" {
 		req.Header.Set("Authorization", "Bearer "+token)
 	}
@@ -210,7 +211,7 @@ func TestRunAnswersLikeTheCLIAndKeepsConversations(t *testing.T) {
 // Stopping the daemon cancels a turn in flight; the engine saves it as
 // interrupted and the lock is released.
 func TestRunShutdownInterruptsTurns(t *testing.T) {
-	w := newWorld(t, "\n[daemon.http]\nlisten = \"127.0.0.1:0\"\n")
+	w := newWorld(t, "\n[daemon.http]\nlisten = \"127.0.0.1:0\"\nallow_no_token = true\n")
 	w.llm.Enqueue(llmtest.Response{Text: "slow answer", StallAfter: 1, Stall: llmtest.Duration(time.Minute)})
 	url, stop := w.serve(t)
 	got := make(chan int, 1)
@@ -251,8 +252,16 @@ func TestRunRefusals(t *testing.T) {
 			t.Fatalf("%v", err)
 		}
 	})
-	t.Run("already running", func(t *testing.T) {
+	t.Run("loopback without token", func(t *testing.T) {
 		w := newWorld(t, "\n[daemon.http]\nlisten = \"127.0.0.1:0\"\n")
+		err := runRun(context.Background(), &RunOptions{IO: w.f.IO, Config: w.f.Config, Factory: w.f})
+		var ce *cmdutil.Error
+		if !errors.As(err, &ce) || !strings.Contains(err.Error(), "without a token") || !strings.Contains(ce.Hint, "allow_no_token") {
+			t.Fatalf("a tokenless daemon must be asked for explicitly: %v", err)
+		}
+	})
+	t.Run("already running", func(t *testing.T) {
+		w := newWorld(t, "\n[daemon.http]\nlisten = \"127.0.0.1:0\"\nallow_no_token = true\n")
 		w.serve(t)
 		err := runRun(context.Background(), &RunOptions{IO: w.f.IO, Config: w.f.Config, Factory: w.f})
 		if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("already running (pid %d)", os.Getpid())) {

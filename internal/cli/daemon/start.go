@@ -22,8 +22,9 @@ import (
 
 // StartOptions are the inputs of `daemon start`.
 type StartOptions struct {
-	IO     *iostreams.IOStreams
-	Config func() (*config.Config, error)
+	IO      *iostreams.IOStreams
+	Config  func() (*config.Config, error)
+	Factory *cmdutil.Factory
 	// Timeout bounds the wait for the API to answer.
 	Timeout time.Duration
 }
@@ -31,7 +32,7 @@ type StartOptions struct {
 // NewCmdStart builds `daemon start`; runF replaces the run function in
 // tests.
 func NewCmdStart(f *cmdutil.Factory, runF func(context.Context, *StartOptions) error) *cobra.Command {
-	opts := &StartOptions{IO: f.IO, Config: f.Config, Timeout: 15 * time.Second}
+	opts := &StartOptions{IO: f.IO, Config: f.Config, Factory: f, Timeout: 15 * time.Second}
 	return &cobra.Command{
 		Use:   "start",
 		Short: "Start the daemon in the background",
@@ -62,6 +63,13 @@ func startRun(ctx context.Context, opts *StartOptions) error {
 	dc, err := daemonConfig(cfg)
 	if err != nil {
 		return err
+	}
+	// Refuse here, with the real hint, what `daemon run` would refuse (a
+	// token_cmd is left to the daemon: it may prompt, and must run once).
+	if dc.HTTP.TokenCmd == "" && opts.Factory != nil {
+		if _, err := requireToken(ctx, opts.Factory, dc.HTTP); err != nil {
+			return err
+		}
 	}
 	pid := pidPath(cfg)
 	if info, running, err := daemon.Status(pid); err != nil {

@@ -152,7 +152,14 @@ func showTTY(b *strings.Builder, opts *ShowOptions, t *store.Turn, sep bool) {
 		b.WriteString(sty.red("error: "+sanitize(oneLine(t.Error))) + "\n")
 	}
 	if strings.TrimSpace(t.Answer) == "" {
-		b.WriteString(sty.dim("(no answer was saved)") + "\n")
+		why := "(no answer was saved)"
+		switch t.Status {
+		case store.StatusPending:
+			why = "(no answer: the question was saved before asking, and the turn never finished; it is still running, or asky was killed)"
+		case store.StatusInterrupted:
+			why = "(no answer: interrupted before the model answered)"
+		}
+		b.WriteString(sty.dim(why) + "\n")
 		return
 	}
 	b.WriteString(render.Markdown(t.Answer, width, opts.Style()))

@@ -3,15 +3,17 @@ package query
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
-	"io"
 	"strings"
 	"time"
 	"unicode/utf8"
 
 	"github.com/askygo/asky/internal/cli/cmdutil"
+	"github.com/askygo/asky/internal/iostreams"
 	"github.com/askygo/asky/internal/llm"
 	"github.com/askygo/asky/internal/tools"
+	"github.com/askygo/asky/internal/turn"
 	"github.com/askygo/asky/internal/turn/compose"
 )
 
@@ -84,6 +86,13 @@ func run(ctx context.Context, opts *Options) error {
 		core.Trace = out.traceWriter()
 	}
 	res, err := core.Run(ctx, q, out.event)
+	if se := (*turn.SaveError)(nil); errors.As(err, &se) && res != nil {
+		// The answer was paid for: show it, then report the failed save.
+		if ferr := out.finish(res); ferr != nil {
+			return ferr
+		}
+		return err
+	}
 	if err != nil {
 		out.abort()
 		return err
@@ -115,7 +124,12 @@ func coreRequest(opts *Options, sx *sessionTurn) compose.Request {
 	return q
 }
 
-// readStdin reads piped stdin up to limit bytes. Binary input is refused.
+// stdinIdle is how long piped stdin may pause, once it has started,
+// before asky stops waiting for more (tail -f never ends).
+const stdinIdle = time.Second
+
+// readStdin reads piped stdin up to limit bytes, never waiting for an EOF
+// that may not come (see iostreams.ReadPiped). Binary input is refused.
 func readStdin(opts *Options, limit int) (string, string, error) {
 	if opts.IO.IsStdinTTY() || opts.IO.In == nil {
 		return "", "", nil
@@ -123,25 +137,33 @@ func readStdin(opts *Options, limit int) (string, string, error) {
 	if limit <= 0 {
 		limit = 100 << 10
 	}
-	buf, err := io.ReadAll(io.LimitReader(opts.IO.In, int64(limit)+1))
+	idle := stdinIdle
+	buf, why, err := iostreams.ReadPiped(opts.IO.In, limit, idle)
 	if err != nil {
 		return "", "", fmt.Errorf("read stdin: %w", err)
 	}
 	notice := ""
-	if len(buf) > limit {
+	switch why {
+	case iostreams.PipedCap:
 		buf = buf[:limit]
 		for len(buf) > 0 && !utf8.Valid(buf[len(buf)-min(len(buf), 4):]) {
 			buf = buf[:len(buf)-1]
 		}
 		notice = fmt.Sprintf("notice: stdin is longer than %d KB; only the first %d KB were sent (raise [input] stdin_max_bytes to send more)", limit>>10, limit>>10)
-		// Drain the rest so a writer on the other side of the pipe is not
-		// left blocked.
-		_, _ = io.Copy(io.Discard, opts.IO.In)
+	case iostreams.PipedIdle:
+		notice = fmt.Sprintf("notice: stdin paused for %s; sent the %s that arrived (pipe a finished file to send all of it)", idle, byteCount(len(buf)))
 	}
 	if bytes.IndexByte(buf, 0) >= 0 || !utf8.Valid(buf) {
 		return "", "", cmdutil.UsageError("pipe text, not binary data (for documents use `asky corpus ingest`)", "stdin looks like binary data")
 	}
 	return string(buf), notice, nil
+}
+
+func byteCount(n int) string {
+	if n < 1<<10 {
+		return fmt.Sprintf("%d bytes", n)
+	}
+	return fmt.Sprintf("%.1f KB", float64(n)/(1<<10))
 }
 
 func listTools(opts *Options, reg *tools.Registry) error {

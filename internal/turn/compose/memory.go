@@ -95,7 +95,7 @@ func (m *memoryTurn) preload(ctx context.Context, req *turn.Request, emit func(t
 		emit(turn.Event{Kind: turn.EventNotice, Text: n})
 	}
 	if tm.Section != "" {
-		req.SystemExtra = append(req.SystemExtra, tm.Section)
+		req.Recalled = tm.Section
 		emit(turn.Event{Kind: turn.EventDebug, Text: tm.Describe()})
 	}
 	return nil

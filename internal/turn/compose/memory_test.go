@@ -99,17 +99,28 @@ func eventText(evs []turn.Event, kind turn.EventKind) string {
 	return b.String()
 }
 
-func TestMemoryRecallIntoSystemPrompt(t *testing.T) {
+// userText is the user message of the first model call.
+func userText(c *scriptedClient) string {
+	ms := c.requests[0].Messages
+	return ms[len(ms)-1].Content
+}
+
+// Recalled memories are quoted data in the user message, never part of
+// the system prompt, where a planted memory would read as instructions.
+func TestMemoryRecallIntoUserMessageAsQuotedData(t *testing.T) {
 	fx := newMemoryFixture(t)
 	fx.save(t, "I live in Lisbon", 0)
 	fx.save(t, "My favourite editor is Neovim", 0)
 	_, c, evs := fx.run(t, "best weekend trips from Lisbon?", 0)
-	sys := c.requests[0].Messages[0].Content
-	want := "## User Memory\nThe following are previously saved facts about this user:\n- I live in Lisbon"
-	if !strings.Contains(sys, want) {
-		t.Fatalf("system prompt lacks the recalled memory:\n%s", sys)
+	user := userText(c)
+	want := "best weekend trips from Lisbon?\n\n" + memory.RecallHeader + "\n> I live in Lisbon"
+	if !strings.HasPrefix(user, want) {
+		t.Fatalf("user message lacks the quoted memory:\n%s", user)
 	}
-	if strings.Contains(sys, "Neovim") {
+	if sys := c.requests[0].Messages[0].Content; strings.Contains(sys, "Lisbon") || strings.Contains(sys, "User Memory") {
+		t.Fatalf("a memory reached the system prompt:\n%s", sys)
+	}
+	if strings.Contains(user, "Neovim") {
 		t.Errorf("an unrelated memory was recalled")
 	}
 	if got := eventText(evs, turn.EventDebug); !strings.Contains(got, `recalled 1 memory: #1 "I live in Lisbon"`) {
@@ -118,8 +129,8 @@ func TestMemoryRecallIntoSystemPrompt(t *testing.T) {
 
 	// Nothing relevant: no section at all.
 	_, c, evs = fx.run(t, "explain TCP slow start", 0)
-	if sys := c.requests[0].Messages[0].Content; strings.Contains(sys, "User Memory") {
-		t.Errorf("memory section without a relevant memory:\n%s", sys)
+	if user := userText(c); strings.Contains(user, memory.RecallHeader) {
+		t.Errorf("memory section without a relevant memory:\n%s", user)
 	}
 	if got := eventText(evs, turn.EventDebug); strings.Contains(got, "recalled") {
 		t.Errorf("recall notice without recall: %q", got)
@@ -133,13 +144,13 @@ func TestMemorySessionScoping(t *testing.T) {
 	fx.save(t, "At work I travel to Madrid monthly", work)
 
 	_, c, _ := fx.run(t, "how do I travel?", trip)
-	sys := c.requests[0].Messages[0].Content
-	if !strings.Contains(sys, "On this trip I travel by train") || strings.Contains(sys, "Madrid") {
-		t.Errorf("session trip recalled the wrong memories:\n%s", sys)
+	user := userText(c)
+	if !strings.Contains(user, "On this trip I travel by train") || strings.Contains(user, "Madrid") {
+		t.Errorf("session trip recalled the wrong memories:\n%s", user)
 	}
 	_, c, _ = fx.run(t, "how do I travel?", 0)
-	if sys := c.requests[0].Messages[0].Content; strings.Contains(sys, "User Memory") {
-		t.Errorf("a one-shot turn recalled session memories:\n%s", sys)
+	if user := userText(c); strings.Contains(user, memory.RecallHeader) {
+		t.Errorf("a one-shot turn recalled session memories:\n%s", user)
 	}
 
 	// save_memory in a session turn saves into that session.
@@ -158,9 +169,9 @@ func TestMemoryGlobalTrigger(t *testing.T) {
 	fx := newMemoryFixture(t)
 	trip := fx.session(t, "trip")
 	res, c, evs := fx.run(t, "  Remember GLOBALLY:  I live in Lisbon. What is on this weekend?", trip)
-	user := c.requests[0].Messages[len(c.requests[0].Messages)-1]
-	if user.Content != "I live in Lisbon. What is on this weekend?" {
-		t.Errorf("model saw %q", user.Content)
+	user := userText(c)
+	if q, _, _ := strings.Cut(user, "\n\n"); q != "I live in Lisbon. What is on this weekend?" {
+		t.Errorf("model saw %q", user)
 	}
 	ms, _ := fx.st.ListMemories(context.Background(), store.MemoryScope{All: true})
 	if len(ms) != 1 || ms[0].Text != "I live in Lisbon." || ms[0].SessionID != 0 {
@@ -170,8 +181,8 @@ func TestMemoryGlobalTrigger(t *testing.T) {
 		t.Errorf("notice = %q", got)
 	}
 	// The fact saved before the call is already recalled into it.
-	if sys := c.requests[0].Messages[0].Content; !strings.Contains(sys, "- I live in Lisbon.") {
-		t.Errorf("saved fact not recalled:\n%s", sys)
+	if !strings.Contains(user, "\n> I live in Lisbon.") {
+		t.Errorf("saved fact not recalled:\n%s", user)
 	}
 	turnRow, err := fx.st.GetTurn(context.Background(), res.HistoryID)
 	if err != nil || turnRow.Query != "I live in Lisbon. What is on this weekend?" {
@@ -192,8 +203,8 @@ func TestMemoryGlobalTrigger(t *testing.T) {
 	if got := eventText(evs, turn.EventNotice); !strings.Contains(got, "only questions") {
 		t.Errorf("notice = %q", got)
 	}
-	if last := c.requests[0].Messages; last[len(last)-1].Content != "where do I live?" {
-		t.Errorf("model saw %q", last[len(last)-1].Content)
+	if q, _, _ := strings.Cut(userText(c), "\n\n"); q != "where do I live?" {
+		t.Errorf("model saw %q", userText(c))
 	}
 }
 
@@ -208,7 +219,7 @@ func TestMemoryDisabled(t *testing.T) {
 			t.Errorf("save_memory offered while memory is disabled")
 		}
 	}
-	if strings.Contains(req.Messages[0].Content, "User Memory") {
+	if strings.Contains(userText(c), memory.RecallHeader) {
 		t.Errorf("recall while memory is disabled")
 	}
 	if got := req.Messages[len(req.Messages)-1].Content; got != "I live in Porto now. Weekend trips from Lisbon?" {
@@ -235,7 +246,7 @@ func TestMemoryLeanSkipsEverything(t *testing.T) {
 	if _, err := (&turn.Engine{Store: fx.st}).Run(context.Background(), req, nil); err != nil {
 		t.Fatal(err)
 	}
-	if sys := client.requests[0].Messages[0].Content; strings.Contains(sys, "User Memory") {
+	if strings.Contains(userText(client), memory.RecallHeader) {
 		t.Errorf("lean turn recalled memories")
 	}
 }

@@ -43,7 +43,13 @@ func researchExtension(ctx context.Context, x *composer, req *turn.Request, reg 
 		return nil
 	}
 	ws := words(q.Question)
-	ptr, err := research.ResolvePointer(q.Research, ws, cfg.Research.LocalDocumentRoots, !q.Remote, x.Getenv)
+	pw := ws
+	if q.Remote {
+		pw = nil // a remote question's first word is never a path
+	}
+	// A remote pointer is held to the document roots by the remote policy
+	// below, which refuses without echoing the path to the client.
+	ptr, err := research.ResolvePointer(q.Research, pw, cfg.Research.LocalDocumentRoots, true, x.Getenv)
 	if err != nil {
 		return &UsageError{Err: err, Next: "give an existing file or directory (or a name under research.local_document_roots), a comma list of them, or web: asky -r ~/papers \"question\""}
 	}
@@ -90,6 +96,13 @@ func researchExtension(ctx context.Context, x *composer, req *turn.Request, reg 
 	for _, t := range tools.ResearchTools(env) {
 		reg.Add(t)
 	}
+	if q.Remote {
+		pol := x.remotePolicy()
+		var refused []string
+		if ptr.Paths, refused = pol.FilterPaths(ptr.Paths); len(refused) > 0 {
+			req.Notices = append(req.Notices, pol.RefusedNotice(len(refused)))
+		}
+	}
 	if len(ptr.Paths) == 0 {
 		return nil
 	}
@@ -128,7 +141,9 @@ func preloadCorpus(ctx context.Context, cfg *config.Config, ix *research.Index, 
 			}
 			chars += res.Bytes
 		default:
-			r.Notices = append(r.Notices, fmt.Sprintf("skipped %s: %s", filepath.Base(res.Path), res.Reason))
+			n := fmt.Sprintf("skipped %s: %s", filepath.Base(res.Path), res.Reason)
+			r.Notices = append(r.Notices, n)
+			emit(turn.Event{Kind: turn.EventNotice, Text: n})
 		}
 	}
 	if len(*preloaded) == 0 {

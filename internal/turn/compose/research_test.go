@@ -68,3 +68,52 @@ func TestResearchExtensionPreloadsCorpus(t *testing.T) {
 		t.Fatalf("%v %q", err, req.Query)
 	}
 }
+
+// A question that comes through the daemon reads local paths only inside
+// [research] local_document_roots: not a session's -r default elsewhere,
+// not a symlink out of a root, and never a path given as its first word.
+func TestRemoteQuestionReadsOnlyDocumentRoots(t *testing.T) {
+	home := t.TempDir()
+	base := t.TempDir()
+	root, secret := filepath.Join(base, "docs"), filepath.Join(base, "secrets")
+	for dir, body := range map[string]string{root: "# Pager\n\nThe pager rolls back.\n", secret: "PRIVATE KEY\n"} {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "a.md"), []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink(secret, filepath.Join(root, "escape")); err != nil {
+		t.Fatal(err)
+	}
+	core, cfg := testCore(t, home)
+	cfg.Research.LocalDocumentRoots = []string{root}
+	for name, tc := range map[string]struct {
+		q         *Request
+		preloads  int
+		refusedNo int
+	}{
+		"session default pointer outside the roots": {&Request{Research: secret, Question: "what is in it"}, 0, 1},
+		"symlink in a root leading out":             {&Request{Research: filepath.Join(root, "escape"), Question: "what"}, 0, 1},
+		"pointer inside a root":                     {&Request{Research: root, Question: "how does the pager work"}, 1, 0},
+		"path as first word":                        {&Request{Question: secret + " what is in it"}, 0, 0},
+	} {
+		q := tc.q
+		q.ResearchSet, q.Remote = true, true
+		question := q.Question
+		req := &turn.Request{Query: question}
+		if err := researchExtension(context.Background(), &composer{Core: core, cfg: cfg, q: q}, req, tools.NewRegistry()); err != nil {
+			t.Errorf("%s: %v", name, err)
+			continue
+		}
+		if len(req.Preloaders) != tc.preloads || len(req.Notices) != tc.refusedNo || req.Query != question {
+			t.Errorf("%s: %d preloaders, notices %v, query %q", name, len(req.Preloaders), req.Notices, req.Query)
+		}
+		for _, n := range req.Notices {
+			if strings.Contains(n, base) {
+				t.Errorf("%s: the refused path was echoed to the remote client: %s", name, n)
+			}
+		}
+	}
+}

@@ -41,5 +41,17 @@ func buildTools(ctx context.Context, x *composer, req *turn.Request) (*tools.Reg
 		}
 	}
 	reg.Remove(x.q.ToolOff...)
+	if x.q.Remote {
+		x.remotePolicy().Apply(reg)
+	}
 	return reg, nil
+}
+
+// remotePolicy is what a question from the daemon may use.
+func (x *composer) remotePolicy() tools.Remote {
+	var roots []string
+	for _, r := range x.cfg.Research.LocalDocumentRoots {
+		roots = append(roots, tools.ExpandHome(r, x.Getenv("HOME")))
+	}
+	return tools.Remote{Roots: roots}
 }

@@ -20,7 +20,7 @@ type Config struct {
 	UserPrompts    map[string]string     `toml:"user_prompts"`
 	CommandPresets map[string]string     `toml:"command_presets"`
 	Tool           map[string]CustomTool `toml:"tool"`
-	XMPP           map[string]any        `toml:"xmpp"`
+	XMPP           XMPP                  `toml:"xmpp"`
 	Daemon         map[string]any        `toml:"daemon"`
 
 	// Paths where this configuration was found and where data lives.

@@ -23,6 +23,7 @@ func Defaults() *Config {
 			DuckDuckGoURL:      "https://html.duckduckgo.com/html/",
 			DBPathEnvVar:       "ASKY_DB_PATH",
 		},
+		XMPP:   xmppDefaults(),
 		API:    map[string]API{},
 		Models: map[string]Model{},
 		Limits: Limits{

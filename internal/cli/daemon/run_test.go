@@ -97,6 +97,7 @@ func (w *world) serve(t *testing.T) (url string, stop func() error) {
 	select {
 	case url = <-ready:
 	case err := <-done:
+		done <- err // for stop
 		t.Fatalf("daemon run: %v\n%s", err, w.stderr)
 	case <-time.After(10 * time.Second):
 		t.Fatal("daemon never became ready")
@@ -122,13 +123,13 @@ func post(t *testing.T, url, token, body string) (int, string) {
 // The daemon answers through the CLI's own runner: turns land in history
 // under the conversation's session and the next turn sees the previous.
 func TestRunAnswersLikeTheCLIAndKeepsConversations(t *testing.T) {
-	w := newWorld(t, "\n[daemon.http]\nlisten = \"127.0.0.1:0\"\ntoken_env = \"MY_TOKEN\"\n\n[daemon.telegram]\nbot = \"x\"\n")
+	w := newWorld(t, "\n[daemon.http]\nlisten = \"127.0.0.1:0\"\ntoken_env = \"MY_TOKEN\"\n")
 	w.env["MY_TOKEN"] = "tok"
 	url, _ := w.serve(t)
 	if got := strings.TrimSpace(w.stdout.String()); got != url {
 		t.Fatalf("stdout %q, want the URL %q", got, url)
 	}
-	if !strings.Contains(w.stderr.String(), "notice: telegram configured but not supported") {
+	if !strings.Contains(w.stderr.String(), "serving http (pid") {
 		t.Fatalf("stderr: %s", w.stderr)
 	}
 	if code, _ := post(t, url+"/v1/ask", "", `{"question":"x"}`); code != 401 {

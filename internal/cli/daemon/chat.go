@@ -1,0 +1,44 @@
+package daemon
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+
+	"github.com/askygo/asky/internal/cli/cmdutil"
+	"github.com/askygo/asky/internal/config"
+	"github.com/askygo/asky/internal/daemon"
+	"github.com/askygo/asky/internal/daemon/transport/xmpp"
+)
+
+// secret resolves a *_cmd / *_env / literal secret, in that order.
+func secret(ctx context.Context, f *cmdutil.Factory, key, cmd, env string, literal config.Secret) (string, error) {
+	if cmd != "" {
+		s, err := config.RunSecretCmd(ctx, cmd)
+		if err != nil {
+			return "", cmdutil.WithHint(fmt.Errorf("%s_cmd: %w", key, err), "check the command in "+key+"_cmd")
+		}
+		return s.Reveal(), nil
+	}
+	if env != "" {
+		if v := f.Getenv(env); v != "" {
+			return v, nil
+		}
+	}
+	return literal.Reveal(), nil
+}
+
+// xmppTransport builds the XMPP client from [xmpp].
+func xmppTransport(ctx context.Context, opts *RunOptions, cfg *config.Config, dc daemon.Config, chat *daemon.Chat, board *daemon.Board) (transportRun, error) {
+	x := dc.XMPP
+	pw, err := secret(ctx, opts.Factory, "xmpp.password", x.PasswordCmd, x.PasswordEnv, x.Password)
+	if err != nil {
+		return transportRun{}, err
+	}
+	tr, err := xmpp.New(xmpp.Options{Config: x, Password: pw, Chat: chat, Board: board, Log: opts.IO.ErrOut,
+		RoomsFile: filepath.Join(cfg.Paths.StateDir, "xmpp-rooms.json"), Now: opts.Factory.Now})
+	if err != nil {
+		return transportRun{}, cmdutil.WithHint(err, "fix [xmpp] in your config (`asky config path` shows where it is)")
+	}
+	return transportRun{name: xmpp.Name, run: tr.Run}, nil
+}

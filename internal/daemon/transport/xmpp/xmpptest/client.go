@@ -1,0 +1,177 @@
+package xmpptest
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/xml"
+	"net"
+	"os"
+	"testing"
+	"time"
+
+	"mellium.im/sasl"
+	"mellium.im/xmlstream"
+	"mellium.im/xmpp"
+	"mellium.im/xmpp/jid"
+	"mellium.im/xmpp/stanza"
+
+	"github.com/askygo/asky/internal/daemon/transport/xmpp/bind"
+)
+
+// Msg is a message the test client received.
+type Msg struct {
+	From, ID, Type, Body string
+	// Replace is the id a correction (XEP-0308) replaces.
+	Replace string
+}
+
+// Client is a logged-in test user.
+type Client struct {
+	JID  jid.JID
+	Msgs chan Msg
+	s    *xmpp.Session
+	t    testing.TB
+}
+
+type msgIn struct {
+	stanza.Message
+	Body    string `xml:"body"`
+	Replace struct {
+		ID string `xml:"id,attr"`
+	} `xml:"urn:xmpp:message-correct:0 replace"`
+}
+
+// Connect logs user in with resource "test".
+func (p *Prosody) Connect(t testing.TB, user, password string) *Client {
+	t.Helper()
+	me := jid.MustParse(JID(user) + "/test")
+	pool := x509.NewCertPool()
+	pemBytes, err := os.ReadFile(p.CAFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pool.AppendCertsFromPEM(pemBytes)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	conn, err := net.Dial("tcp", p.Addr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := xmpp.NewClientSession(ctx, me, conn,
+		xmpp.StartTLS(&tls.Config{ServerName: Domain, RootCAs: pool, MinVersion: tls.VersionTLS12}),
+		xmpp.SASL("", password, sasl.ScramSha1, sasl.Plain), bind.Feature())
+	if err != nil {
+		t.Fatalf("%s: log in: %v", user, err)
+	}
+	c := &Client{JID: s.LocalAddr(), Msgs: make(chan Msg, 256), s: s, t: t}
+	go s.Serve(xmpp.HandlerFunc(func(r xmlstream.TokenReadEncoder, start *xml.StartElement) error {
+		if start.Name.Local != "message" {
+			return nil
+		}
+		var m msgIn
+		if err := xml.NewTokenDecoder(xmlstream.MultiReader(xmlstream.Token(*start), r)).Decode(&m); err != nil || m.Body == "" {
+			return nil
+		}
+		c.Msgs <- Msg{From: m.From.String(), ID: m.ID, Type: string(m.Type), Body: m.Body, Replace: m.Replace.ID}
+		return nil
+	}))
+	if err := s.Send(ctx, stanza.Presence{}.Wrap(nil)); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close(); conn.Close() })
+	return c
+}
+
+type msgOut struct {
+	stanza.Message
+	Body string `xml:"body"`
+}
+
+// Send sends a chat message to to.
+func (c *Client) Send(to, body string) {
+	c.t.Helper()
+	c.encode(msgOut{Message: stanza.Message{To: jid.MustParse(to), Type: stanza.ChatMessage}, Body: body})
+}
+
+// SendGroup sends a groupchat message to room.
+func (c *Client) SendGroup(room, body string) {
+	c.t.Helper()
+	c.encode(msgOut{Message: stanza.Message{To: jid.MustParse(room), Type: stanza.GroupChatMessage}, Body: body})
+}
+
+// Encode sends any stanza value.
+func (c *Client) encode(v any) {
+	c.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := c.s.Encode(ctx, v); err != nil {
+		c.t.Fatal(err)
+	}
+}
+
+// Join enters room as nick (creating it) without history.
+func (c *Client) Join(room, nick string) {
+	c.t.Helper()
+	p := struct {
+		stanza.Presence
+		X struct {
+			XMLName xml.Name `xml:"http://jabber.org/protocol/muc x"`
+		}
+	}{Presence: stanza.Presence{To: jid.MustParse(room + "/" + nick)}}
+	c.encode(p)
+}
+
+// Invite sends a direct invitation (XEP-0249) to room.
+func (c *Client) Invite(to, room string) {
+	c.t.Helper()
+	m := struct {
+		stanza.Message
+		X struct {
+			XMLName xml.Name `xml:"jabber:x:conference x"`
+			JID     string   `xml:"jid,attr"`
+		}
+	}{Message: stanza.Message{To: jid.MustParse(to)}}
+	m.X.JID = room
+	c.encode(m)
+}
+
+// Next returns the next message, failing after timeout.
+func (c *Client) Next(timeout time.Duration) Msg {
+	c.t.Helper()
+	select {
+	case m := <-c.Msgs:
+		return m
+	case <-time.After(timeout):
+		c.t.Fatalf("%s: no message within %s", c.JID, timeout)
+	}
+	return Msg{}
+}
+
+// Until collects messages until one satisfies done (returned last).
+func (c *Client) Until(timeout time.Duration, done func(Msg) bool) []Msg {
+	c.t.Helper()
+	var got []Msg
+	deadline := time.After(timeout)
+	for {
+		select {
+		case m := <-c.Msgs:
+			got = append(got, m)
+			if done(m) {
+				return got
+			}
+		case <-deadline:
+			c.t.Fatalf("%s: condition not met within %s; got %+v", c.JID, timeout, got)
+		}
+	}
+}
+
+// Quiet fails if a message arrives within d.
+func (c *Client) Quiet(d time.Duration) {
+	c.t.Helper()
+	select {
+	case m := <-c.Msgs:
+		c.t.Fatalf("%s: unexpected message %+v", c.JID, m)
+	case <-time.After(d):
+	}
+}

@@ -180,3 +180,32 @@ func TestBoardDepthAndStates(t *testing.T) {
 	}
 	close(g.gate)
 }
+
+func TestDispatcherKeepsOrderPerKeyAndBounds(t *testing.T) {
+	var d Dispatcher
+	d.Backlog = 2
+	var mu sync.Mutex
+	var got []int
+	block := make(chan struct{})
+	other := make(chan struct{})
+	d.Go("a", func() { <-block })
+	for i := range 2 {
+		if !d.Go("a", func() { mu.Lock(); got = append(got, i); mu.Unlock() }) {
+			t.Fatalf("job %d refused", i)
+		}
+	}
+	if d.Go("a", func() {}) {
+		t.Fatal("backlog not bounded")
+	}
+	d.Go("b", func() { close(other) }) // not behind a's blocked job
+	select {
+	case <-other:
+	case <-time.After(5 * time.Second):
+		t.Fatal("conversations serialized")
+	}
+	close(block)
+	d.Wait()
+	if len(got) != 2 || got[0] != 0 || got[1] != 1 {
+		t.Fatalf("order %v", got)
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"github.com/askygo/asky/internal/cli/cmdutil"
 	"github.com/askygo/asky/internal/config"
 	"github.com/askygo/asky/internal/daemon"
+	"github.com/askygo/asky/internal/daemon/transport/telegram"
 	"github.com/askygo/asky/internal/daemon/transport/xmpp"
 )
 
@@ -41,4 +42,23 @@ func xmppTransport(ctx context.Context, opts *RunOptions, cfg *config.Config, dc
 		return transportRun{}, cmdutil.WithHint(err, "fix [xmpp] in your config (`asky config path` shows where it is)")
 	}
 	return transportRun{name: xmpp.Name, run: tr.Run}, nil
+}
+
+// telegramTransport builds the Telegram bot from [daemon.telegram].
+func telegramTransport(ctx context.Context, opts *RunOptions, cfg *config.Config, dc daemon.Config, chat *daemon.Chat, board *daemon.Board) (transportRun, error) {
+	tc := dc.Telegram
+	tok, err := secret(ctx, opts.Factory, "daemon.telegram.token", tc.TokenCmd, tc.TokenEnv, "")
+	if err != nil {
+		return transportRun{}, err
+	}
+	if tok == "" {
+		return transportRun{}, cmdutil.Errorf("export "+tc.TokenEnv+"=<token from @BotFather>, or set [daemon.telegram] token_cmd",
+			"no Telegram bot token (%s is empty)", tc.TokenEnv)
+	}
+	tr, err := telegram.New(telegram.Options{Token: tok, APIURL: tc.APIURL, AllowedUsers: tc.AllowedUsers, AllowedChats: tc.AllowedChats,
+		Chat: chat, Board: board, Log: opts.IO.ErrOut, OffsetFile: filepath.Join(cfg.Paths.StateDir, "telegram-offset.json"), Now: opts.Factory.Now})
+	if err != nil {
+		return transportRun{}, cmdutil.WithHint(err, "fix [daemon.telegram] in your config (`asky config path` shows where it is)")
+	}
+	return transportRun{name: telegram.Name, run: tr.Run}, nil
 }

@@ -103,6 +103,14 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 		}
 		runs = append(runs, r)
 	}
+	if dc.Telegram.Enabled {
+		r, err := telegramTransport(ctx, opts, cfg, dc, chat, board)
+		if err != nil {
+			closeAll(runs)
+			return err
+		}
+		runs = append(runs, r)
+	}
 	statesPath := daemon.StatesPath(pidPath(cfg))
 	defer os.Remove(statesPath)
 	if err := daemon.SaveStates(statesPath, board.Snapshot(svc)); err != nil {

@@ -1,7 +1,6 @@
 package xmpp
 
 import (
-	"context"
 	"encoding/xml"
 	"fmt"
 	"strings"
@@ -123,16 +122,17 @@ func (t *Transport) groupMessage(m inMessage) {
 // dispatch answers m on its own goroutine; the service's queue keeps one
 // conversation's questions in order.
 func (t *Transport) dispatch(conv string, m inMessage, out *output) {
-	t.wg.Add(1)
-	go func() {
-		defer t.wg.Done()
-		ctx := context.Background()
+	ctx := t.runCtx()
+	ok := t.disp.Go(conv, func() {
 		if len(m.OOB) > 0 {
 			out.Final(ctx, "Attachments (files, voice, images) are not supported yet by this version; send the question as text.", true)
 			return
 		}
-		t.o.Chat.Handle(t.runCtx(), daemon.ChatMessage{Conversation: conv, Text: m.Body}, out)
-	}()
+		t.o.Chat.Handle(ctx, daemon.ChatMessage{Conversation: conv, Text: m.Body}, out)
+	})
+	if !ok {
+		go out.Final(ctx, "Busy: earlier questions in this conversation are still waiting; ask again when they are answered.", true)
+	}
 }
 
 // nick is the bot's nickname in rooms.

@@ -64,7 +64,7 @@ type Transport struct {
 	up      chan struct{} // closed when a session is up; replaced on loss
 	dropped map[string]time.Time
 	rooms   *rooms
-	wg      sync.WaitGroup
+	disp    daemon.Dispatcher
 	ctx     context.Context
 	stopped bool
 }
@@ -166,7 +166,7 @@ func (t *Transport) Run(ctx context.Context) error {
 	t.mu.Lock()
 	t.ctx = ctx
 	t.mu.Unlock()
-	defer t.wg.Wait()
+	defer t.disp.Wait()
 	backoff := t.o.MinBackoff
 	for {
 		t.setState(daemon.StateStarting, nil)
@@ -249,7 +249,7 @@ func (t *Transport) serve(ctx context.Context, s *xmpp.Session) error {
 	case <-ctx.Done():
 		// Let the answers in flight (interrupted turns) go out before
 		// closing the stream.
-		t.wg.Wait()
+		t.disp.Wait()
 	}
 	t.mu.Lock()
 	t.sess = nil

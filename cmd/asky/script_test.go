@@ -34,11 +34,14 @@ func TestScripts(t *testing.T) {
 		RequireExplicitExec: true,
 		Setup:               setupScript,
 		Cmds: map[string]func(*testscript.TestScript, bool, []string){
-			"fakellm":     cmdFakeLLM,
-			"llm-enqueue": cmdEnqueue,
-			"llm-request": cmdRequest,
-			"daemon-http": cmdDaemonHTTP,
+			"fakellm":       cmdFakeLLM,
+			"llm-enqueue":   cmdEnqueue,
+			"llm-request":   cmdRequest,
+			"daemon-http":   cmdDaemonHTTP,
+			"prosody-start": cmdProsody,
+			"xmpp-ask":      cmdXMPPAsk,
 		},
+		Condition: prosodyCondition,
 	})
 }
 

@@ -7,7 +7,6 @@ import (
 	"encoding/xml"
 	"net"
 	"os"
-	"testing"
 	"time"
 
 	"mellium.im/sasl"
@@ -31,7 +30,7 @@ type Client struct {
 	JID  jid.JID
 	Msgs chan Msg
 	s    *xmpp.Session
-	t    testing.TB
+	t    T
 }
 
 type msgIn struct {
@@ -43,20 +42,20 @@ type msgIn struct {
 }
 
 // Connect logs user in with resource "test".
-func (p *Prosody) Connect(t testing.TB, user, password string) *Client {
+func (p *Prosody) Connect(t T, user, password string) *Client {
 	t.Helper()
 	me := jid.MustParse(JID(user) + "/test")
 	pool := x509.NewCertPool()
 	pemBytes, err := os.ReadFile(p.CAFile)
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("%v", err)
 	}
 	pool.AppendCertsFromPEM(pemBytes)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	conn, err := net.Dial("tcp", p.Addr())
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("%v", err)
 	}
 	s, err := xmpp.NewClientSession(ctx, me, conn,
 		xmpp.StartTLS(&tls.Config{ServerName: Domain, RootCAs: pool, MinVersion: tls.VersionTLS12}),
@@ -77,7 +76,7 @@ func (p *Prosody) Connect(t testing.TB, user, password string) *Client {
 		return nil
 	}))
 	if err := s.Send(ctx, stanza.Presence{}.Wrap(nil)); err != nil {
-		t.Fatal(err)
+		t.Fatalf("%v", err)
 	}
 	t.Cleanup(func() { s.Close(); conn.Close() })
 	return c
@@ -106,7 +105,7 @@ func (c *Client) encode(v any) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	if err := c.s.Encode(ctx, v); err != nil {
-		c.t.Fatal(err)
+		c.t.Fatalf("%v", err)
 	}
 }
 

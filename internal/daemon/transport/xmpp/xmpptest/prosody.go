@@ -20,7 +20,6 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
-	"testing"
 	"time"
 )
 
@@ -30,12 +29,22 @@ const (
 	Conference = "conference.localhost"
 )
 
+// T is the part of testing.TB the helpers use, so testscript commands
+// can drive them too.
+type T interface {
+	Helper()
+	Fatalf(format string, args ...any)
+	Skip(args ...any)
+	TempDir() string
+	Cleanup(func())
+}
+
 // Prosody is a running server.
 type Prosody struct {
 	Dir    string
 	Port   int
 	CAFile string
-	t      testing.TB
+	t      T
 	cmd    *exec.Cmd
 	cfg    string
 	exited chan struct{}
@@ -45,7 +54,7 @@ type Prosody struct {
 func (p *Prosody) Addr() string { return net.JoinHostPort("127.0.0.1", strconv.Itoa(p.Port)) }
 
 // Start runs prosody with accounts user → password (localpart only).
-func Start(t testing.TB, accounts map[string]string) *Prosody {
+func Start(t T, accounts map[string]string) *Prosody {
 	t.Helper()
 	bin, err := exec.LookPath("prosody")
 	if err != nil {
@@ -58,16 +67,16 @@ func Start(t testing.TB, accounts map[string]string) *Prosody {
 	p := &Prosody{Dir: dir, t: t, cfg: filepath.Join(dir, "prosody.cfg.lua")}
 	p.CAFile = filepath.Join(dir, Domain+".crt")
 	if err := writeCert(p.CAFile, filepath.Join(dir, Domain+".key")); err != nil {
-		t.Fatal(err)
+		t.Fatalf("%v", err)
 	}
 	acc := filepath.Join(dir, "data", Domain, "accounts")
 	if err := os.MkdirAll(acc, 0o700); err != nil {
-		t.Fatal(err)
+		t.Fatalf("%v", err)
 	}
 	for user, pw := range accounts {
 		body := fmt.Sprintf("return {\n\t[\"password\"] = %q;\n};\n", pw)
 		if err := os.WriteFile(filepath.Join(acc, user+".dat"), []byte(body), 0o600); err != nil {
-			t.Fatal(err)
+			t.Fatalf("%v", err)
 		}
 	}
 	p.Port = freePort(t)
@@ -98,7 +107,7 @@ Component %[9]q "muc"
 `, filepath.Join(dir, "prosody.pid"), filepath.Join(dir, "data"), filepath.Join(dir, "prosody.log"), p.Port,
 		dir, p.CAFile, filepath.Join(dir, Domain+".key"), Domain, Conference)
 	if err := os.WriteFile(p.cfg, []byte(cfg), 0o600); err != nil {
-		t.Fatal(err)
+		t.Fatalf("%v", err)
 	}
 	p.start(bin)
 	t.Cleanup(p.Stop)
@@ -111,13 +120,13 @@ func (p *Prosody) start(bin string) {
 	cmd.Dir = p.Dir
 	out, err := os.Create(filepath.Join(p.Dir, "stdout.log"))
 	if err != nil {
-		p.t.Fatal(err)
+		p.t.Fatalf("%v", err)
 	}
 	cmd.Stdout, cmd.Stderr = out, out
 	// Pdeathsig: a test binary killed by its timeout takes prosody with it.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	if err := cmd.Start(); err != nil {
-		p.t.Fatal(err)
+		p.t.Fatalf("%v", err)
 	}
 	out.Close()
 	p.cmd, p.exited = cmd, make(chan struct{})
@@ -172,10 +181,10 @@ func (p *Prosody) Restart() {
 	p.start(bin)
 }
 
-func freePort(t testing.TB) int {
+func freePort(t T) int {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("%v", err)
 	}
 	defer ln.Close()
 	return ln.Addr().(*net.TCPAddr).Port

@@ -58,7 +58,7 @@ func NewCmdRoot(f *cmdutil.Factory) *cobra.Command {
 	}
 	add("ask", query.NewCmdQuery(f, nil))
 	add("data", history.NewCmdHistory(f), session.NewCmdSession(f), memory.NewCmdMemory(f), corpus.NewCmdCorpus(f), prompts.NewCmdPrompts(f))
-	add("setup", configcmd.NewCmdConfig(f), daemon.NewCmdDaemon(f), completion.NewCmdCompletion(f))
+	add("setup", configcmd.NewCmdConfig(f), daemon.NewCmdDaemon(f, remoteCommands{f: f}), completion.NewCmdCompletion(f))
 	root.SetHelpCommandGroupID("setup")
 	indentExamples(root)
 	completion.RegisterDynamic(root, f)

@@ -36,10 +36,20 @@ type ChatOutput interface {
 
 // CommandHandler runs command-looking chat text (`/session …`, `-H`,
 // `\preset`…) with the remote policy. The daemon command injects it so
-// transports never import the CLI. handled=false means the text is a
-// question after all (a preset may expand to one: question is then set).
+// transports never import the CLI.
 type CommandHandler interface {
-	Command(ctx context.Context, conversation, text string) (reply string, question string, handled bool, err error)
+	Command(ctx context.Context, conversation, text string) (CommandResult, error)
+}
+
+// CommandResult is what a command came to: a reply, or (Handled false)
+// a question to ask after all, e.g. a preset's expansion or `-L words`.
+type CommandResult struct {
+	Handled bool
+	Reply   string
+	// Question, Model and Lean describe the ask when not Handled.
+	Question string
+	Model    string
+	Lean     bool
 }
 
 // Chat routes chat messages: commands to the CommandHandler, anything else
@@ -67,20 +77,24 @@ func (c *Chat) Handle(ctx context.Context, m ChatMessage, out ChatOutput) {
 		out.Final(ctx, "Error: inline TOML overrides are not supported yet by this version; nothing was applied.", true)
 		return
 	}
+	a := Ask{Conversation: m.Conversation, Question: text}
 	if c.Commands != nil && LooksLikeCommand(text) {
-		reply, q, handled, err := c.Commands.Command(ctx, m.Conversation, text)
+		res, err := c.Commands.Command(ctx, m.Conversation, text)
 		switch {
 		case err != nil:
 			out.Final(ctx, "Error: "+err.Error(), true)
 			return
-		case handled:
-			out.Final(ctx, reply, false)
+		case res.Handled:
+			out.Final(ctx, res.Reply, false)
 			return
-		case q != "":
-			text = q
+		}
+		a.Question, a.Model, a.Lean = res.Question, res.Model, res.Lean
+		if strings.TrimSpace(a.Question) == "" {
+			out.Final(ctx, "Error: no question after the flags.", true)
+			return
 		}
 	}
-	c.ask(ctx, Ask{Conversation: m.Conversation, Question: text}, out)
+	c.ask(ctx, a, out)
 }
 
 func (c *Chat) ask(ctx context.Context, a Ask, out ChatOutput) {

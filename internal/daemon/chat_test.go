@@ -64,20 +64,20 @@ func (r *recorder) Final(_ context.Context, s string, failed bool) {
 	close(r.done)
 }
 
-type cmdFunc func(ctx context.Context, conv, text string) (string, string, bool, error)
+type cmdFunc func(ctx context.Context, conv, text string) (CommandResult, error)
 
-func (f cmdFunc) Command(ctx context.Context, conv, text string) (string, string, bool, error) {
+func (f cmdFunc) Command(ctx context.Context, conv, text string) (CommandResult, error) {
 	return f(ctx, conv, text)
 }
 
 func TestChatRouting(t *testing.T) {
 	g := newGateRunner()
 	close(g.gate)
-	c := &Chat{Service: NewService(g, 0), Commands: cmdFunc(func(_ context.Context, conv, text string) (string, string, bool, error) {
+	c := &Chat{Service: NewService(g, 0), Commands: cmdFunc(func(_ context.Context, conv, text string) (CommandResult, error) {
 		if strings.HasPrefix(text, `\`) {
-			return "", "expanded " + text[1:], false, nil
+			return CommandResult{Question: "expanded " + text[1:]}, nil
 		}
-		return "ran " + text + " in " + conv, "", true, nil
+		return CommandResult{Handled: true, Reply: "ran " + text + " in " + conv}, nil
 	})}
 	run := func(text string) *recorder {
 		r := newRecorder()

@@ -8,10 +8,13 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/askygo/asky/internal/cli/cmdutil"
+	"github.com/askygo/asky/internal/daemon"
 )
 
-// NewCmdDaemon builds the daemon group.
-func NewCmdDaemon(f *cmdutil.Factory) *cobra.Command {
+// NewCmdDaemon builds the daemon group; commands runs command-looking
+// chat text (the root command provides it: this package cannot import
+// the command tree it is part of).
+func NewCmdDaemon(f *cmdutil.Factory, commands daemon.CommandHandler) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "daemon [command]",
 		Short: "Serve asky over HTTP, XMPP and Telegram",
@@ -59,7 +62,7 @@ func NewCmdDaemon(f *cmdutil.Factory) *cobra.Command {
 		`),
 	}
 	cmd.AddCommand(
-		NewCmdRun(f, nil),
+		NewCmdRun(f, commands, nil),
 		NewCmdStart(f, nil),
 		NewCmdStop(f, nil),
 		NewCmdStatus(f, nil),

@@ -38,8 +38,8 @@ type RunOptions struct {
 }
 
 // NewCmdRun builds `daemon run`; runF replaces the run function in tests.
-func NewCmdRun(f *cmdutil.Factory, runF func(context.Context, *RunOptions) error) *cobra.Command {
-	opts := &RunOptions{IO: f.IO, Config: f.Config, Factory: f}
+func NewCmdRun(f *cmdutil.Factory, commands daemon.CommandHandler, runF func(context.Context, *RunOptions) error) *cobra.Command {
+	opts := &RunOptions{IO: f.IO, Config: f.Config, Factory: f, Commands: commands}
 	return &cobra.Command{
 		Use:   "run",
 		Short: "Run the daemon in the foreground",

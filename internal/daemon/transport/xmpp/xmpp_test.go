@@ -26,7 +26,21 @@ func echo(_ context.Context, a daemon.Ask) (*turn.Result, error) {
 	return &turn.Result{Answer: fmt.Sprintf("echo: %s (%s)", a.Question, a.Conversation)}, nil
 }
 
-var accounts = map[string]string{"bot": "botpw", "alice": "alicepw", "bob": "bobpw", "carol": "carolpw"}
+var accounts = func() map[string]string {
+	a := map[string]string{"bot": "botpw", "alice": "alicepw", "bob": "bobpw", "carol": "carolpw"}
+	for i := range 10 {
+		a[fmt.Sprintf("u%d", i)] = "upw"
+	}
+	return a
+}()
+
+func users() []string {
+	var out []string
+	for i := range 10 {
+		out = append(out, xmpptest.JID(fmt.Sprintf("u%d", i)))
+	}
+	return out
+}
 
 type fixture struct {
 	p     *xmpptest.Prosody
@@ -60,10 +74,15 @@ func start(t *testing.T, r daemon.Runner, edit func(*config.XMPP)) *fixture {
 	return startOn(t, p, r, edit, filepath.Join(t.TempDir(), "rooms.json"))
 }
 
-func startOn(t *testing.T, p *xmpptest.Prosody, r daemon.Runner, edit func(*config.XMPP), roomsFile string) *fixture {
+func startBench(b *testing.B) *fixture {
+	p := xmpptest.Start(b, accounts)
+	return startOn(b, p, runnerFunc(echo), nil, "")
+}
+
+func startOn(t testing.TB, p *xmpptest.Prosody, r daemon.Runner, edit func(*config.XMPP), roomsFile string) *fixture {
 	t.Helper()
 	cfg := config.XMPP{Enabled: true, JID: xmpptest.JID("bot"), Host: "127.0.0.1", Port: p.Port, Resource: "asky",
-		AllowedJIDs: []string{xmpptest.JID("alice"), xmpptest.JID("carol") + "/test"}, ResponseChunkChars: 3000, CAFile: p.CAFile}
+		AllowedJIDs: append(users(), xmpptest.JID("alice"), xmpptest.JID("carol")+"/test"), ResponseChunkChars: 3000, CAFile: p.CAFile}
 	if edit != nil {
 		edit(&cfg)
 	}
@@ -90,7 +109,7 @@ func startOn(t *testing.T, p *xmpptest.Prosody, r daemon.Runner, edit func(*conf
 	return f
 }
 
-func (f *fixture) waitConnected(t *testing.T) {
+func (f *fixture) waitConnected(t testing.TB) {
 	t.Helper()
 	deadline := time.Now().Add(15 * time.Second)
 	for {
@@ -203,34 +222,59 @@ func TestChunkingOnNewlines(t *testing.T) {
 	}
 }
 
-func TestConversationsRunInParallel(t *testing.T) {
+// Ten conversations run at once: each turn waits until all ten started,
+// which would time out if the daemon serialized them.
+func TestTenConversationsRunInParallel(t *testing.T) {
 	var mu sync.Mutex
 	started := map[string]bool{}
-	both := make(chan struct{})
+	all := make(chan struct{})
 	r := runnerFunc(func(ctx context.Context, a daemon.Ask) (*turn.Result, error) {
 		mu.Lock()
 		started[a.Conversation] = true
-		if len(started) == 2 {
-			close(both)
+		if len(started) == 10 {
+			close(all)
 		}
 		mu.Unlock()
 		select {
-		case <-both: // each waits for the other: serialized turns would deadlock
-		case <-time.After(5 * time.Second):
+		case <-all:
+		case <-time.After(10 * time.Second):
 			return nil, fmt.Errorf("conversations were serialized")
 		}
 		return echo(ctx, a)
 	})
 	f := start(t, r, nil)
-	alice := f.p.Connect(t, "alice", "alicepw")
-	carol := f.p.Connect(t, "carol", "carolpw")
-	alice.Send(xmpptest.JID("bot"), "one")
-	carol.Send(xmpptest.JID("bot"), "two")
-	if a, _ := answer(t, alice); a.Body != "echo: one (xmpp:alice@localhost)" {
-		t.Fatal(a.Body)
+	var clients []*xmpptest.Client
+	for i := range 10 {
+		clients = append(clients, f.p.Connect(t, fmt.Sprintf("u%d", i), "upw"))
 	}
-	if a, _ := answer(t, carol); a.Body != "echo: two (xmpp:carol@localhost)" {
-		t.Fatal(a.Body)
+	for i, c := range clients {
+		c.Send(xmpptest.JID("bot"), fmt.Sprintf("q%d", i))
+	}
+	for i, c := range clients {
+		want := fmt.Sprintf("echo: q%d (xmpp:u%d@localhost)", i, i)
+		if a, _ := answer(t, c); a.Body != want {
+			t.Fatalf("%q, want %q", a.Body, want)
+		}
+	}
+}
+
+// Stopping the daemon interrupts a running turn; the chat is told so
+// before the connection closes.
+func TestStopInterruptsAndTells(t *testing.T) {
+	entered := make(chan struct{}, 1)
+	r := runnerFunc(func(ctx context.Context, a daemon.Ask) (*turn.Result, error) {
+		entered <- struct{}{}
+		<-ctx.Done()
+		return nil, ctx.Err()
+	})
+	f := start(t, r, nil)
+	alice := f.p.Connect(t, "alice", "alicepw")
+	alice.Send(xmpptest.JID("bot"), "long question")
+	<-entered
+	f.stop()
+	a, _ := answer(t, alice)
+	if !strings.HasPrefix(a.Body, "Interrupted:") {
+		t.Fatalf("%q", a.Body)
 	}
 }
 

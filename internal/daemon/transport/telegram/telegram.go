@@ -57,9 +57,11 @@ type Transport struct {
 	journal *journal
 	disp    daemon.Dispatcher
 
-	mu      sync.Mutex
-	dropped map[int64]time.Time
-	runCtx  context.Context
+	mu        sync.Mutex
+	dropped   map[int64]time.Time
+	runCtx    context.Context
+	lastErr   string
+	lastErrAt time.Time
 }
 
 // New checks the options and builds the client; nothing is fetched
@@ -147,7 +149,18 @@ func (t *Transport) pollError(err error) {
 		err = fmt.Errorf("another program is polling this bot token (409 conflict); stop it or use a webhook-free bot: %w", err)
 	}
 	t.setState(daemon.StateReconnecting, err)
-	fmt.Fprintf(t.o.Log, "telegram: %v\n", err)
+	// The library retries every few seconds: log a failure when it
+	// changes or once a minute, not on every retry.
+	now := t.o.Now()
+	t.mu.Lock()
+	repeat := err.Error() == t.lastErr && now.Sub(t.lastErrAt) < time.Minute
+	if !repeat {
+		t.lastErr, t.lastErrAt = err.Error(), now
+	}
+	t.mu.Unlock()
+	if !repeat {
+		fmt.Fprintf(t.o.Log, "telegram: %v\n", err)
+	}
 }
 
 // observer marks the transport connected whenever a getUpdates call

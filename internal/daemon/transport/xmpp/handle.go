@@ -46,8 +46,11 @@ type inMessage struct {
 // handle is the session's stanza handler. It must not block: answers run
 // on their own goroutines.
 func (t *Transport) handle(r xmlstream.TokenReadEncoder, start *xml.StartElement) error {
+	if start.Name.Local == "iq" {
+		return t.handleIQ(r, start)
+	}
 	if start.Name.Local != "message" {
-		return nil // IQs without a handler get service-unavailable from the session
+		return nil
 	}
 	var m inMessage
 	if err := xml.NewTokenDecoder(xmlstream.MultiReader(xmlstream.Token(*start), r)).Decode(&m); err != nil {

@@ -360,3 +360,27 @@ func waitFor(t *testing.T, cond func() bool) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+func TestAdHocCommands(t *testing.T) {
+	f := start(t, runnerFunc(echo), nil)
+	alice := f.p.Connect(t, "alice", "alicepw")
+	bot := xmpptest.JID("bot") + "/asky"
+	st := alice.Command(bot, "status", "", nil)
+	if st.Status != "completed" || !strings.Contains(st.Note, "xmpp: connected, queue 0") {
+		t.Fatalf("status %+v", st)
+	}
+	q := alice.Command(bot, "query", "", nil)
+	if q.Status != "executing" || len(q.Fields) != 1 || q.Fields[0] != "question" {
+		t.Fatalf("query form %+v", q)
+	}
+	done := alice.Command(bot, "query", q.SID, map[string]string{"question": "via adhoc"})
+	if done.Status != "completed" || !strings.Contains(done.Note, "arrives as a chat message") {
+		t.Fatalf("query submit %+v", done)
+	}
+	if a, _ := answer(t, alice); a.Body != "echo: via adhoc (xmpp:alice@localhost)" {
+		t.Fatalf("%q", a.Body)
+	}
+	if ls := alice.Command(bot, "list-sessions", "", nil); !strings.Contains(ls.Note, "cannot be listed") {
+		t.Fatalf("list-sessions without a command handler: %+v", ls)
+	}
+}

@@ -1,6 +1,7 @@
 package xmpptest
 
 import (
+	"bytes"
 	"context"
 	"crypto/tls"
 	"crypto/x509"
@@ -173,4 +174,72 @@ func (c *Client) Quiet(d time.Duration) {
 		c.t.Fatalf("%s: unexpected message %+v", c.JID, m)
 	case <-time.After(d):
 	}
+}
+
+// CommandResult is an ad-hoc command response (XEP-0050).
+type CommandResult struct {
+	Status string
+	Note   string
+	// Fields are the form fields the command asks for.
+	Fields []string
+	SID    string
+}
+
+// Command executes the ad-hoc command node at to, submitting fields as a
+// form when given.
+func (c *Client) Command(to, node, sid string, fields map[string]string) CommandResult {
+	c.t.Helper()
+	type field struct {
+		Var   string `xml:"var,attr"`
+		Value string `xml:"value"`
+	}
+	cmd := struct {
+		XMLName xml.Name `xml:"http://jabber.org/protocol/commands command"`
+		Node    string   `xml:"node,attr"`
+		Action  string   `xml:"action,attr"`
+		SID     string   `xml:"sessionid,attr,omitempty"`
+		Form    *struct {
+			XMLName xml.Name `xml:"jabber:x:data x"`
+			Type    string   `xml:"type,attr"`
+			Fields  []field  `xml:"field"`
+		}
+	}{Node: node, Action: "execute", SID: sid}
+	if fields != nil {
+		cmd.Form = &struct {
+			XMLName xml.Name `xml:"jabber:x:data x"`
+			Type    string   `xml:"type,attr"`
+			Fields  []field  `xml:"field"`
+		}{Type: "submit"}
+		for k, v := range fields {
+			cmd.Form.Fields = append(cmd.Form.Fields, field{Var: k, Value: v})
+		}
+	}
+	b, err := xml.Marshal(cmd)
+	if err != nil {
+		c.t.Fatalf("%v", err)
+	}
+	// UnmarshalIQ decodes the response's payload: the command element.
+	var resp struct {
+		Command struct {
+			Status string `xml:"status,attr"`
+			SID    string `xml:"sessionid,attr"`
+			Note   string `xml:"note"`
+			Form   struct {
+				Fields []struct {
+					Var string `xml:"var,attr"`
+				} `xml:"field"`
+			} `xml:"jabber:x:data x"`
+		} `xml:"http://jabber.org/protocol/commands command"`
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	iq := stanza.IQ{To: jid.MustParse(to), Type: stanza.SetIQ}
+	if err := c.s.UnmarshalIQ(ctx, iq.Wrap(xml.NewDecoder(bytes.NewReader(b))), &resp.Command); err != nil {
+		c.t.Fatalf("command %s: %v", node, err)
+	}
+	out := CommandResult{Status: resp.Command.Status, Note: resp.Command.Note, SID: resp.Command.SID}
+	for _, f := range resp.Command.Form.Fields {
+		out.Fields = append(out.Fields, f.Var)
+	}
+	return out
 }

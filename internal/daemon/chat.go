@@ -58,6 +58,8 @@ type CommandResult struct {
 type Chat struct {
 	Service  *Service
 	Commands CommandHandler
+	// Uploads stores and ingests documents sent by URL; nil refuses them.
+	Uploads *Uploads
 	// Interval overrides StatusInterval (tests).
 	Interval time.Duration
 	Now      func() time.Time
@@ -95,6 +97,12 @@ func (c *Chat) Handle(ctx context.Context, m ChatMessage, out ChatOutput) {
 		}
 	}
 	c.ask(ctx, a, out)
+}
+
+// Upload stores and ingests the documents at urls and acknowledges them.
+func (c *Chat) Upload(ctx context.Context, conversation string, urls []string, out ChatOutput) {
+	reply := c.Uploads.Handle(ctx, conversation, urls)
+	out.Final(ctx, reply, strings.HasPrefix(reply, "Error") || !strings.Contains(reply, "✓") && !strings.Contains(reply, "="))
 }
 
 func (c *Chat) ask(ctx context.Context, a Ask, out ChatOutput) {

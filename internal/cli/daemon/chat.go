@@ -4,12 +4,15 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"strings"
 
 	"github.com/askygo/asky/internal/cli/cmdutil"
+	"github.com/askygo/asky/internal/cli/corpus"
 	"github.com/askygo/asky/internal/config"
 	"github.com/askygo/asky/internal/daemon"
 	"github.com/askygo/asky/internal/daemon/transport/telegram"
 	"github.com/askygo/asky/internal/daemon/transport/xmpp"
+	"github.com/askygo/asky/internal/iostreams"
 )
 
 // secret resolves a *_cmd / *_env / literal secret, in that order.
@@ -61,4 +64,31 @@ func telegramTransport(ctx context.Context, opts *RunOptions, cfg *config.Config
 		return transportRun{}, cmdutil.WithHint(err, "fix [daemon.telegram] in your config (`asky config path` shows where it is)")
 	}
 	return transportRun{name: telegram.Name, run: tr.Run}, nil
+}
+
+// uploads stores chat documents under the first [research]
+// local_document_roots entry (else the data dir's research-corpus) and
+// ingests them with `asky corpus ingest`.
+func uploads(opts *RunOptions, cfg *config.Config) *daemon.Uploads {
+	dir := filepath.Join(cfg.Paths.DataDir, "research-corpus")
+	if roots := cfg.Research.LocalDocumentRoots; len(roots) > 0 && strings.TrimSpace(roots[0]) != "" {
+		dir = roots[0]
+		if dir == "~" || strings.HasPrefix(dir, "~/") {
+			dir = filepath.Join(opts.Factory.Getenv("HOME"), dir[1:])
+		}
+	}
+	return &daemon.Uploads{Dir: filepath.Join(dir, "uploads"), Ingest: func(ctx context.Context, _ string, paths []string) (string, error) {
+		ios, _, out, errOut := iostreams.Test()
+		f := *opts.Factory
+		f.IO = ios
+		cmd := corpus.NewCmdIngest(&f, nil)
+		cmd.SetArgs(paths)
+		cmd.SetOut(out)
+		cmd.SetErr(errOut)
+		cmd.SilenceErrors, cmd.SilenceUsage = true, true
+		if err := cmd.ExecuteContext(ctx); err != nil {
+			return "", err
+		}
+		return strings.TrimSpace(out.String() + "\n" + errOut.String()), nil
+	}}
 }

@@ -85,7 +85,7 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 
 	board := daemon.NewBoard(opts.Factory.Now)
 	svc := daemon.NewService(cliRunner{f: opts.Factory}, 0)
-	chat := &daemon.Chat{Service: svc, Commands: opts.Commands}
+	chat := &daemon.Chat{Service: svc, Commands: opts.Commands, Uploads: uploads(opts, cfg)}
 	var runs []transportRun
 	url := ""
 	if dc.HTTP.Enabled {

@@ -3,6 +3,8 @@ package daemon
 import (
 	"context"
 	"net"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -63,3 +65,26 @@ func TestRunRefusesMissingSecretsAndNoTransport(t *testing.T) {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// Chat uploads land under the first document root and go through the
+// CLI's own corpus ingestion.
+func TestUploadsIngestIntoTheCorpus(t *testing.T) {
+	w := newWorld(t, "\n[research]\nlocal_document_roots = [\"~/docs\"]\n")
+	cfg, _ := w.f.Config()
+	u := uploads(&RunOptions{IO: w.f.IO, Config: w.f.Config, Factory: w.f}, cfg)
+	if want := filepath.Join(w.home, "docs", "uploads"); u.Dir != want {
+		t.Fatalf("dir %s, want %s", u.Dir, want)
+	}
+	os.MkdirAll(u.Dir, 0o700)
+	p := filepath.Join(u.Dir, "abc-notes.md")
+	os.WriteFile(p, []byte("# Notes\n\nThe daemon ingested this upload about quokkas.\n"), 0o600)
+	summary, err := u.Ingest(context.Background(), "xmpp:a@b", []string{p})
+	if err != nil || !strings.Contains(summary, "1") {
+		t.Fatalf("%q %v", summary, err)
+	}
+	st, _ := w.f.Store()
+	srcs, err := st.ListCorpusSources(context.Background())
+	if err != nil || len(srcs) != 1 {
+		t.Fatalf("sources %+v %v", srcs, err)
+	}
+}

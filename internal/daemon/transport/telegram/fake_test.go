@@ -44,6 +44,11 @@ func newFake(t *testing.T) *fakeAPI {
 }
 
 func (f *fakeAPI) serve(w http.ResponseWriter, r *http.Request) {
+	if strings.HasPrefix(r.URL.Path, "/file/") {
+		w.Header().Set("Content-Type", "application/octet-stream")
+		w.Write([]byte("# Shared from Telegram\n"))
+		return
+	}
 	parts := strings.Split(r.URL.Path, "/")
 	method := parts[len(parts)-1]
 	_ = r.ParseMultipartForm(1 << 20)
@@ -94,6 +99,8 @@ func (f *fakeAPI) serve(w http.ResponseWriter, r *http.Request) {
 			result = []any{}
 			break
 		}
+	case "getFile":
+		result = map[string]any{"file_id": params["file_id"], "file_unique_id": "u", "file_path": "documents/notes.md"}
 	case "sendMessage", "editMessageText":
 		f.mu.Lock()
 		f.nextID++

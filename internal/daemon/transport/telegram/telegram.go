@@ -217,7 +217,7 @@ func (t *Transport) process(ctx context.Context, m *models.Message) {
 		out.Final(ctx, "Images and videos are not supported yet by this version; send the question as text.", true)
 		return
 	case m.Document != nil:
-		out.Final(ctx, "Document uploads are not supported yet by this version; ingest files with `asky corpus ingest` on the machine running the daemon.", true)
+		t.upload(ctx, m, out)
 		return
 	case strings.TrimSpace(m.Text) == "":
 		return
@@ -260,4 +260,15 @@ func (t *Transport) authorized(m *models.Message) bool {
 		fmt.Fprintf(t.o.Log, "telegram: dropped a message from user %d in chat %d (not in allowed_users or allowed_chats)\n", user, m.Chat.ID)
 	}
 	return false
+}
+
+// upload hands a document to the chat's uploads through its file URL.
+func (t *Transport) upload(ctx context.Context, m *models.Message, out *output) {
+	f, err := t.b.GetFile(ctx, &bot.GetFileParams{FileID: m.Document.FileID})
+	if err != nil {
+		out.Final(ctx, "Error: could not get the file from Telegram: "+err.Error(), true)
+		return
+	}
+	conv := "telegram:" + strconv.FormatInt(m.Chat.ID, 10)
+	t.o.Chat.Upload(ctx, conv, []string{t.b.FileDownloadLink(f)}, out)
 }

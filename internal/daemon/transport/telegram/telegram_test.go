@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"net/netip"
 	"os"
 	"path/filepath"
 	"strings"
@@ -287,5 +288,32 @@ func TestHTML(t *testing.T) {
 		if got := HTML(in); got != want {
 			t.Errorf("HTML(%q)\n got %q\nwant %q", in, got, want)
 		}
+	}
+}
+
+func TestDocumentUpload(t *testing.T) {
+	api := newFake(t)
+	dir := t.TempDir()
+	var mu sync.Mutex
+	var got []string
+	start(t, api, runnerFunc(echo), "", func(o *Options) {
+		o.Chat.Uploads = &daemon.Uploads{Dir: dir, AllowHTTPLoopback: true,
+			Client: daemon.NewGuardedClient(nil, netip.MustParsePrefix("127.0.0.1/32")),
+			Ingest: func(_ context.Context, conv string, paths []string) (string, error) {
+				mu.Lock()
+				defer mu.Unlock()
+				got = append(append(got, conv), paths...)
+				return "1 file ingested", nil
+			}}
+	})
+	api.push(1, 42, 42, "", map[string]any{"document": map[string]any{"file_id": "doc1", "file_unique_id": "u", "file_name": "notes.md"}})
+	ack := waitSent(t, api, 42, 1)[0].Params["text"]
+	if !strings.Contains(ack, "✓ notes.md: stored as") || !strings.Contains(ack, "1 file ingested") || strings.Contains(ack, "123:abc") {
+		t.Fatalf("ack %q", ack)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(got) != 2 || got[0] != "telegram:42" || !strings.HasPrefix(got[1], dir) {
+		t.Fatalf("%v", got)
 	}
 }

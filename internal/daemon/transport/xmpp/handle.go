@@ -128,7 +128,12 @@ func (t *Transport) dispatch(conv string, m inMessage, out *output) {
 	ctx := t.runCtx()
 	ok := t.disp.Go(conv, func() {
 		if len(m.OOB) > 0 {
-			out.Final(ctx, "Attachments (files, voice, images) are not supported yet by this version; send the question as text.", true)
+			var urls []string
+			for _, o := range m.OOB {
+				urls = append(urls, strings.TrimSpace(o.URL))
+			}
+			// The body of an upload is usually the URL again: not a question.
+			t.o.Chat.Upload(ctx, conv, urls, out)
 			return
 		}
 		t.o.Chat.Handle(ctx, daemon.ChatMessage{Conversation: conv, Text: m.Body}, out)

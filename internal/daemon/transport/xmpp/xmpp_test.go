@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"net/netip"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -132,7 +135,7 @@ func answer(t *testing.T, c *xmpptest.Client) (xmpptest.Msg, []xmpptest.Msg) {
 }
 
 func isStatus(s string) bool {
-	return strings.HasPrefix(s, "⏳") || strings.HasPrefix(s, "✍") || strings.HasPrefix(s, "✓") || strings.HasPrefix(s, "✗") || strings.HasPrefix(s, "🔧")
+	return strings.HasPrefix(s, "⏳") || strings.HasPrefix(s, "✍") || s == "✓ Done" || s == "✗ Failed" || strings.HasPrefix(s, "🔧")
 }
 
 func TestAllowlist(t *testing.T) {
@@ -382,5 +385,40 @@ func TestAdHocCommands(t *testing.T) {
 	}
 	if ls := alice.Command(bot, "list-sessions", "", nil); !strings.Contains(ls.Note, "cannot be listed") {
 		t.Fatalf("list-sessions without a command handler: %+v", ls)
+	}
+}
+
+// An OOB document (XEP-0066) from an allowed JID is downloaded from a
+// local HTTPS server, stored and ingested, and acknowledged.
+func TestUploadByOOB(t *testing.T) {
+	files := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/markdown")
+		w.Write([]byte("# Shared notes\n"))
+	}))
+	defer files.Close()
+	dir := t.TempDir()
+	var mu sync.Mutex
+	var got []string
+	uploads := &daemon.Uploads{Dir: dir,
+		Client: daemon.NewGuardedClient(files.Client().Transport.(*http.Transport).TLSClientConfig, netip.MustParsePrefix("127.0.0.1/32")),
+		Ingest: func(_ context.Context, conv string, paths []string) (string, error) {
+			mu.Lock()
+			defer mu.Unlock()
+			got = append(got, conv)
+			got = append(got, paths...)
+			return "1 file ingested", nil
+		}}
+	f := start(t, runnerFunc(echo), nil)
+	f.tr.o.Chat.Uploads = uploads
+	alice := f.p.Connect(t, "alice", "alicepw")
+	alice.SendOOB(xmpptest.JID("bot"), files.URL+"/notes.md")
+	a, _ := answer(t, alice)
+	if !strings.Contains(a.Body, "✓ notes.md: stored as") || !strings.Contains(a.Body, "1 file ingested") {
+		t.Fatalf("ack %q", a.Body)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(got) != 2 || got[0] != "xmpp:alice@localhost" || !strings.HasPrefix(got[1], dir) {
+		t.Fatalf("ingested %v", got)
 	}
 }

@@ -243,3 +243,19 @@ func (c *Client) Command(to, node, sid string, fields map[string]string) Command
 	}
 	return out
 }
+
+// SendOOB sends a chat message carrying url as an out-of-band
+// attachment (XEP-0066), the way clients share files.
+func (c *Client) SendOOB(to, url string) {
+	c.t.Helper()
+	m := struct {
+		stanza.Message
+		Body string `xml:"body"`
+		X    struct {
+			XMLName xml.Name `xml:"jabber:x:oob x"`
+			URL     string   `xml:"url"`
+		}
+	}{Message: stanza.Message{To: jid.MustParse(to), Type: stanza.ChatMessage}, Body: url}
+	m.X.URL = url
+	c.encode(m)
+}

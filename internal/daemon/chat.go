@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/askygo/asky/internal/turn"
@@ -63,6 +64,10 @@ type Chat struct {
 	// Interval overrides StatusInterval (tests).
 	Interval time.Duration
 	Now      func() time.Time
+
+	mu sync.Mutex
+	// models are the chats' default_model overrides (inline TOML).
+	models map[string]string
 }
 
 // Handle answers m through out. It returns when the answer was given.
@@ -75,11 +80,24 @@ func (c *Chat) Handle(ctx context.Context, m ChatMessage, out ChatOutput) {
 		out.Final(ctx, fmt.Sprintf("Error: the message is too long (%d KB; the limit is %d KB).", len(text)>>10, MaxChatMessage>>10), true)
 		return
 	}
-	if isTOMLBlock(text) {
-		out.Final(ctx, "Error: inline TOML overrides are not supported yet by this version; nothing was applied.", true)
+	if model, found, err := parseOverride(text); found {
+		if err != nil {
+			out.Final(ctx, "Error: "+err.Error(), true)
+			return
+		}
+		c.mu.Lock()
+		if c.models == nil {
+			c.models = map[string]string{}
+		}
+		c.models[m.Conversation] = model
+		c.mu.Unlock()
+		out.Final(ctx, fmt.Sprintf("Override set for this chat until the daemon restarts: default_model = %q.", model), false)
 		return
 	}
 	a := Ask{Conversation: m.Conversation, Question: text}
+	c.mu.Lock()
+	a.Model = c.models[m.Conversation]
+	c.mu.Unlock()
 	if c.Commands != nil && LooksLikeCommand(text) {
 		res, err := c.Commands.Command(ctx, m.Conversation, text)
 		switch {
@@ -90,7 +108,10 @@ func (c *Chat) Handle(ctx context.Context, m ChatMessage, out ChatOutput) {
 			out.Final(ctx, res.Reply, false)
 			return
 		}
-		a.Question, a.Model, a.Lean = res.Question, res.Model, res.Lean
+		a.Question, a.Lean = res.Question, res.Lean
+		if res.Model != "" {
+			a.Model = res.Model
+		}
 		if strings.TrimSpace(a.Question) == "" {
 			out.Final(ctx, "Error: no question after the flags.", true)
 			return
@@ -189,12 +210,6 @@ func LooksLikeCommand(text string) bool {
 		return true
 	}
 	return false
-}
-
-// isTOMLBlock reports a message carrying a ```toml fenced block (the
-// original's session override syntax).
-func isTOMLBlock(text string) bool {
-	return strings.Contains(text, "```toml")
 }
 
 // Split cuts text into pieces of at most limit bytes, cutting at the last

@@ -96,8 +96,28 @@ func TestChatRouting(t *testing.T) {
 	if r := run(strings.Repeat("x", MaxChatMessage+1)); !r.failed || !strings.Contains(r.final, "too long") {
 		t.Fatalf("long: %+v", r)
 	}
-	if r := run("```toml\n[general]\n```"); !r.failed || !strings.Contains(r.final, "not supported yet") {
-		t.Fatalf("toml: %+v", r)
+	for text, want := range map[string]string{
+		"```toml\n[general]\n```":                    "sets nothing",
+		"```toml\ndefault_model = \n```":             "bad TOML",
+		"```toml\n[general]\nmax_turns = 3\n```":     "only default_model",
+		"```toml\nsummarization_model = \"x\"\n```":  "not supported yet",
+		"```toml\ndefault_model = \"fast\"\n":        "not closed",
+		"```toml\n[general]\ndefault_model = 1\n```": "model alias",
+	} {
+		if r := run(text); !r.failed || !strings.Contains(r.final, want) {
+			t.Fatalf("%q: %+v", text, r)
+		}
+	}
+	if r := run("```toml\n[general]\ndefault_model = \"fast\"\n```"); r.failed || !strings.Contains(r.final, `"fast"`) {
+		t.Fatalf("override: %+v", r)
+	}
+	var model string
+	c.Service = NewService(runnerFn(func(_ context.Context, a Ask) (*turn.Result, error) {
+		model = a.Model
+		return &turn.Result{Answer: "ok"}, nil
+	}), 0)
+	if run("which model?"); model != "fast" {
+		t.Fatalf("the override did not reach the ask: %q", model)
 	}
 }
 

@@ -5,12 +5,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
 
+	"github.com/askygo/asky/internal/daemon"
 	"github.com/askygo/asky/internal/daemon/transport/xmpp/xmpptest"
 )
 
@@ -67,6 +69,19 @@ func cmdXMPPAsk(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("xmpp-ask: run prosody-start first")
 	}
 	p := v.(*xmpptest.Prosody)
+	// The daemon logs in after `daemon start` returns; a message sent
+	// before would reach no one (the test server keeps no offline store).
+	statesFile := daemon.StatesPath(filepath.Join(ts.Getenv("ASKY_HOME"), "daemon.pid"))
+	for wait := time.Now().Add(15 * time.Second); ; {
+		states, _ := daemon.LoadStates(statesFile)
+		if slices.ContainsFunc(states, func(s daemon.TransportState) bool { return s.Name == "xmpp" && s.State == daemon.StateConnected }) {
+			break
+		}
+		if time.Now().After(wait) {
+			ts.Fatalf("xmpp-ask: the daemon's XMPP transport is not connected: %+v", states)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 	c := p.Connect(scriptT{ts}, "alice", "alicepw")
 	c.Send(xmpptest.JID("bot"), strings.Join(args, " "))
 	deadline := time.After(30 * time.Second)

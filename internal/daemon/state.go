@@ -41,6 +41,7 @@ type Board struct {
 	// prefixes maps a transport to its conversation key prefixes, for
 	// the queue depth.
 	prefixes map[string][]string
+	changed  chan struct{}
 }
 
 // NewBoard returns an empty Board.
@@ -48,7 +49,18 @@ func NewBoard(now func() time.Time) *Board {
 	if now == nil {
 		now = time.Now
 	}
-	return &Board{now: now, states: map[string]*TransportState{}, prefixes: map[string][]string{}}
+	return &Board{now: now, states: map[string]*TransportState{}, prefixes: map[string][]string{}, changed: make(chan struct{}, 1)}
+}
+
+// Changed is signalled after a transport's state changes, so the status
+// file is rewritten at once rather than on the next tick.
+func (b *Board) Changed() <-chan struct{} { return b.changed }
+
+func (b *Board) notify() {
+	select {
+	case b.changed <- struct{}{}:
+	default:
+	}
 }
 
 // Register adds a transport whose conversations start with prefixes.
@@ -71,9 +83,11 @@ func (b *Board) Set(name, state string, err error) {
 	}
 	if s.State != state {
 		s.State, s.Since = state, b.now()
+		b.notify()
 	}
 	if err != nil {
 		s.LastError, s.LastErrorAt = err.Error(), b.now()
+		b.notify()
 	}
 }
 

@@ -190,6 +190,7 @@ func saveStates(ctx context.Context, path string, board *daemon.Board, svc *daem
 		case <-ctx.Done():
 			return
 		case <-tick.C:
+		case <-board.Changed():
 		}
 	}
 }

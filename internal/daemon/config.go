@@ -108,6 +108,15 @@ func (c Config) Transports() []string {
 	return out
 }
 
+// boolKey reads daemon.<table>.enabled.
+func boolKey(table string, v any) (bool, error) {
+	b, ok := v.(bool)
+	if !ok {
+		return false, fmt.Errorf("config: daemon.%s.enabled must be true or false", table)
+	}
+	return b, nil
+}
+
 func (tc *TelegramConfig) decode(t map[string]any) error {
 	ids := func(k string, v any) ([]int64, error) {
 		list, ok := v.([]any)
@@ -128,11 +137,7 @@ func (tc *TelegramConfig) decode(t map[string]any) error {
 		var err error
 		switch k {
 		case "enabled":
-			b, ok := v.(bool)
-			if !ok {
-				return fmt.Errorf("config: daemon.telegram.enabled must be true or false")
-			}
-			tc.Enabled = b
+			tc.Enabled, err = boolKey("telegram", v)
 		case "token_env", "token_cmd", "api_url":
 			s, ok := v.(string)
 			if !ok {
@@ -181,11 +186,7 @@ func (h *HTTPConfig) decode(t map[string]any) error {
 		var err error
 		switch k {
 		case "enabled":
-			b, ok := v.(bool)
-			if !ok {
-				return fmt.Errorf("config: daemon.http.enabled must be true or false")
-			}
-			h.Enabled = b
+			h.Enabled, err = boolKey("http", v)
 		case "listen":
 			h.Listen, err = str(k, v)
 		case "token_env":

@@ -134,25 +134,17 @@ func daemonEditRun(ctx context.Context, opts *DaemonEditOptions) error {
 		opts.set = map[string]bool{"listen": true, "token-env": true, "allowed-host": true}
 	}
 	var changes []config.Change
-	add := func(flag, key string, v any) {
-		if opts.set[flag] {
-			changes = append(changes, config.Change{Key: "daemon.http." + key, Value: v})
-		}
-	}
-	add("listen", "listen", opts.Listen)
-	add("token-env", "token_env", opts.TokenEnv)
-	add("token-cmd", "token_cmd", opts.TokenCmd)
-	hosts := make([]any, 0, len(opts.AllowedHosts))
-	for _, h := range opts.AllowedHosts {
-		hosts = append(hosts, h)
-	}
-	add("allowed-host", "allowed_hosts", hosts)
-	add("http-enabled", "enabled", opts.HTTPEnabled)
 	set := func(flag, key string, v any) {
 		if opts.set[flag] {
 			changes = append(changes, config.Change{Key: key, Value: v})
 		}
 	}
+	add := func(flag, key string, v any) { set(flag, "daemon.http."+key, v) }
+	add("listen", "listen", opts.Listen)
+	add("token-env", "token_env", opts.TokenEnv)
+	add("token-cmd", "token_cmd", opts.TokenCmd)
+	add("allowed-host", "allowed_hosts", anyList(opts.AllowedHosts))
+	add("http-enabled", "enabled", opts.HTTPEnabled)
 	set("xmpp-enabled", "xmpp.enabled", opts.XMPPEnabled)
 	set("xmpp-jid", "xmpp.jid", opts.XMPPJID)
 	set("xmpp-password-env", "xmpp.password_env", opts.XMPPPasswordEnv)

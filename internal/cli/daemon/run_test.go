@@ -22,30 +22,12 @@ import (
 	"github.com/askygo/asky/internal/store"
 )
 
-// syncBuffer is a stderr that handlers can write to concurrently.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 type world struct {
 	home   string
 	llm    *llmtest.Server
 	f      *cmdutil.Factory
 	stdout *bytes.Buffer
-	stderr *syncBuffer
+	stderr *iostreams.SyncBuffer
 	env    map[string]string
 }
 
@@ -53,7 +35,7 @@ type world struct {
 // extra appended to it.
 func newWorld(t *testing.T, extra string) *world {
 	t.Helper()
-	w := &world{home: t.TempDir(), llm: llmtest.New(), stderr: &syncBuffer{}}
+	w := &world{home: t.TempDir(), llm: llmtest.New(), stderr: &iostreams.SyncBuffer{}}
 	t.Cleanup(w.llm.Close)
 	cfg := fmt.Sprintf(`[general]
 default_model = "fake"

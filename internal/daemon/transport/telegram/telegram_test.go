@@ -1,7 +1,6 @@
 package telegram
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"net/netip"
@@ -13,6 +12,7 @@ import (
 	"time"
 
 	"github.com/askygo/asky/internal/daemon"
+	"github.com/askygo/asky/internal/iostreams"
 	"github.com/askygo/asky/internal/turn"
 )
 
@@ -24,33 +24,16 @@ func echo(_ context.Context, a daemon.Ask) (*turn.Result, error) {
 	return &turn.Result{Answer: fmt.Sprintf("echo: %s (%s)", a.Question, a.Conversation)}, nil
 }
 
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 type fixture struct {
 	api   *fakeAPI
 	board *daemon.Board
-	log   *syncBuffer
+	log   *iostreams.SyncBuffer
 	stop  func()
 }
 
 func start(t *testing.T, api *fakeAPI, r daemon.Runner, offsetFile string, edit func(*Options)) *fixture {
 	t.Helper()
-	f := &fixture{api: api, board: daemon.NewBoard(nil), log: &syncBuffer{}}
+	f := &fixture{api: api, board: daemon.NewBoard(nil), log: &iostreams.SyncBuffer{}}
 	o := Options{Token: "123:abc", APIURL: api.srv.URL, AllowedUsers: []int64{42}, AllowedChats: []int64{-500},
 		Chat:  &daemon.Chat{Service: daemon.NewService(r, 0), Interval: 10 * time.Millisecond},
 		Board: f.board, OffsetFile: offsetFile, Log: f.log, PollTimeout: 2 * time.Second, StatusDelay: time.Hour}

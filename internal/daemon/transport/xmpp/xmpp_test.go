@@ -1,7 +1,6 @@
 package xmpp
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"net/http"
@@ -16,6 +15,7 @@ import (
 	"github.com/askygo/asky/internal/config"
 	"github.com/askygo/asky/internal/daemon"
 	"github.com/askygo/asky/internal/daemon/transport/xmpp/xmpptest"
+	"github.com/askygo/asky/internal/iostreams"
 	"github.com/askygo/asky/internal/turn"
 )
 
@@ -49,25 +49,8 @@ type fixture struct {
 	p     *xmpptest.Prosody
 	tr    *Transport
 	board *daemon.Board
-	log   *syncBuffer
+	log   *iostreams.SyncBuffer
 	stop  func()
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 // start runs prosody and the transport with runner r.
@@ -90,7 +73,7 @@ func startOn(t testing.TB, p *xmpptest.Prosody, r daemon.Runner, edit func(*conf
 		edit(&cfg)
 	}
 	board := daemon.NewBoard(nil)
-	log := &syncBuffer{}
+	log := &iostreams.SyncBuffer{}
 	tr, err := New(Options{Config: cfg, Password: "botpw", Board: board, Log: log, RoomsFile: roomsFile,
 		Chat:       &daemon.Chat{Service: daemon.NewService(r, 0), Interval: 50 * time.Millisecond},
 		MinBackoff: 50 * time.Millisecond, MaxBackoff: 300 * time.Millisecond})

@@ -64,6 +64,11 @@ func (f *fakeAPI) serve(w http.ResponseWriter, r *http.Request) {
 		e := errs[0]
 		f.fail[method] = errs[1:]
 		f.mu.Unlock()
+		if e.Code == 0 { // a network drop: the connection dies mid-poll
+			conn, _, _ := w.(http.Hijacker).Hijack()
+			conn.Close()
+			return
+		}
 		body := map[string]any{"ok": false, "error_code": e.Code, "description": http.StatusText(e.Code)}
 		if e.RetryAfter > 0 {
 			body["parameters"] = map[string]any{"retry_after": e.RetryAfter}

@@ -300,3 +300,16 @@ func TestDocumentUpload(t *testing.T) {
 		t.Fatalf("%v", got)
 	}
 }
+
+func TestNetworkDropDuringPoll(t *testing.T) {
+	api := newFake(t)
+	api.failNext("getUpdates", apiError{}, apiError{})
+	f := start(t, api, runnerFunc(echo), "", nil)
+	api.push(1, 42, 42, "after the drop", nil)
+	if got := waitSent(t, api, 42, 1); got[0].Params["text"] != "echo: after the drop (telegram:42)" {
+		t.Fatalf("%+v", got)
+	}
+	if s, _ := f.board.Get(Name); s.LastError == "" || s.State != daemon.StateConnected {
+		t.Fatalf("%+v", s)
+	}
+}

@@ -36,15 +36,18 @@ func TestScripts(t *testing.T) {
 		RequireExplicitExec: true,
 		Setup:               setupScript,
 		Cmds: map[string]func(*testscript.TestScript, bool, []string){
-			"fakellm":     cmdFakeLLM,
-			"llm-enqueue": cmdEnqueue,
-			"llm-request": cmdRequest,
-			"daemon-http": cmdDaemonHTTP,
-			"mailsink":    cmdMailSink,
-			"httpsink":    cmdHTTPSink,
-			"sqlite-exec": cmdSQLiteExec,
-			"llm-wait":    cmdLLMWait,
+			"fakellm":       cmdFakeLLM,
+			"llm-enqueue":   cmdEnqueue,
+			"llm-request":   cmdRequest,
+			"daemon-http":   cmdDaemonHTTP,
+			"mailsink":      cmdMailSink,
+			"httpsink":      cmdHTTPSink,
+			"sqlite-exec":   cmdSQLiteExec,
+			"llm-wait":      cmdLLMWait,
+			"prosody-start": cmdProsody,
+			"xmpp-ask":      cmdXMPPAsk,
 		},
+		Condition: prosodyCondition,
 	})
 }
 

@@ -61,7 +61,7 @@ func NewCmdRoot(f *cmdutil.Factory) *cobra.Command {
 	}
 	add("ask", query.NewCmdQuery(f, nil))
 	add("data", history.NewCmdHistory(f), session.NewCmdSession(f), memory.NewCmdMemory(f), corpus.NewCmdCorpus(f), prompts.NewCmdPrompts(f))
-	add("setup", configcmd.NewCmdConfig(f), daemon.NewCmdDaemon(f), completion.NewCmdCompletion(f), newCmdVersion())
+	add("setup", configcmd.NewCmdConfig(f), daemon.NewCmdDaemon(f, remoteCommands{f: f}), completion.NewCmdCompletion(f), newCmdVersion())
 	root.SetHelpCommand(newCmdHelp(root))
 	root.SetHelpCommandGroupID("setup")
 	guardNearMiss(root)

@@ -22,7 +22,7 @@ type Config struct {
 	Tool           map[string]CustomTool   `toml:"tool"`
 	Email          Email                   `toml:"email"`
 	PushData       map[string]PushEndpoint `toml:"push_data"`
-	XMPP           map[string]any          `toml:"xmpp"`
+	XMPP           XMPP                    `toml:"xmpp"`
 	Daemon         map[string]any          `toml:"daemon"`
 
 	// QueryClassification is [query_classification] (shortlist.go).

@@ -26,6 +26,7 @@ func Defaults() *Config {
 			MarkdownStyle:        "auto",
 		},
 		Email:  defaultEmail(),
+		XMPP:   xmppDefaults(),
 		API:    map[string]API{},
 		Models: map[string]Model{},
 		Limits: Limits{

@@ -199,6 +199,7 @@ func (c *Config) validate() error {
 		}
 	}
 	add(c.validateMarkdownStyle())
+	add(c.XMPP.validate(func(k string) string { return c.origins[k] }))
 	for _, name := range sortedKeys(c.API) {
 		a := c.API[name]
 		if a.Type != "openai" && a.Type != "anthropic" {
@@ -451,7 +452,10 @@ func isFreeForm(k toml.Key) bool {
 		return false
 	}
 	switch k[0] {
-	case "prompts", "xmpp", "daemon", "plugins", "plugin", "xmpp_client", "telegram", "http":
+	case "xmpp":
+		// Keys of the original's xmpp.toml that asky reads without using.
+		return len(k) == 2 && (k[1] == "interface_planner_include_command_reference" || k[1] == "transcript_max_per_session")
+	case "prompts", "daemon", "plugins", "plugin", "xmpp_client", "telegram", "http":
 		return true
 	case "models", "api":
 		// parameters / headers are free-form maps.

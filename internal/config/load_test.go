@@ -48,7 +48,7 @@ func TestLoadMergesSplitFilesOverConfigToml(t *testing.T) {
 	if len(cfg.Files) != 4 || filepath.Base(cfg.Files[0]) != "config.toml" || filepath.Base(cfg.Files[3]) != "xmpp.toml" {
 		t.Errorf("files = %v", cfg.Files)
 	}
-	if cfg.XMPP["jid"] != "bot@example.org" {
+	if cfg.XMPP.JID != "bot@example.org" {
 		t.Errorf("xmpp = %v", cfg.XMPP)
 	}
 	if o := cfg.Origin("models.a.id"); filepath.Base(o) != "models.toml" {
@@ -181,6 +181,8 @@ func TestLoadDiagnostics(t *testing.T) {
 		{"literal key world-readable", "[api.x]\nbase_url = \"http://h\"\napi_key = \"sk-canary\"\n", 0o644, []string{"api.x.api_key: literal secret in a file readable by others (mode 0644)"}},
 		{"literal key private", "[api.x]\nbase_url = \"http://h\"\napi_key = \"sk-canary\"\n", 0o600, nil},
 		{"xmpp password group-readable", "[xmpp]\npassword = \"pw\"\n", 0o640, []string{"xmpp.password: literal secret"}},
+		{"xmpp typo", "[xmpp]\nallowed_jid = [\"a@b\"]\n", 0o600, []string{`xmpp.allowed_jid: unknown key (ignored; did you mean "xmpp.allowed_jids"?)`}},
+		{"original's xmpp keys accepted", "[xmpp]\nenabled = false\ntranscript_max_per_session = 200\ninterface_planner_include_command_reference = true\n", 0o600, nil},
 		{"env name is not a secret", "[api.x]\nbase_url = \"http://h\"\napi_key_env = \"X\"\n", 0o644, nil},
 	}
 	for _, tt := range tests {
@@ -370,5 +372,21 @@ func TestLoadReportsParseErrorsOfEveryFile(t *testing.T) {
 	var pe *ParseError
 	if !errors.As(err, &pe) {
 		t.Fatal("the parse errors are not reachable with errors.As")
+	}
+}
+
+func TestLoadXMPPValues(t *testing.T) {
+	_, getenv := home(t, map[string]string{"xmpp.toml": "[xmpp]\nenabled = true\njid = \"bot@example.org\"\nallowed_jids = [\"me@example.org\"]\nca_file = \"/etc/ca.pem\"\n"})
+	cfg, err := Load(getenv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := cfg.XMPP
+	if !x.Enabled || x.Port != 5222 || x.Resource != "asky" || x.ResponseChunkChars != 3000 || x.PasswordEnv != "ASKY_XMPP_PASSWORD" || x.CAFile != "/etc/ca.pem" || len(x.AllowedJIDs) != 1 {
+		t.Fatalf("%+v", x)
+	}
+	_, getenv = home(t, map[string]string{"xmpp.toml": "[xmpp]\nresponse_chunk_chars = -1\n"})
+	if _, err := Load(getenv); err == nil || !strings.Contains(err.Error(), "xmpp.response_chunk_chars") {
+		t.Fatalf("err = %v", err)
 	}
 }

@@ -65,6 +65,14 @@ func (f *Factory) MarkdownStyle() string {
 	return f.style
 }
 
+// WithIO returns a factory that shares f's config, store and clients but
+// writes to ios: the daemon runs a command for a chat into a buffer. The
+// copy owns nothing to close; f keeps the database.
+func (f *Factory) WithIO(ios *iostreams.IOStreams) *Factory {
+	return &Factory{IO: ios, Getenv: f.Getenv, Now: f.Now, Getppid: f.Getppid, HTTPClient: f.HTTPClient,
+		Probe: f.Probe, Config: f.Config, Store: f.Store, DarkBackground: f.DarkBackground, Verbosity: f.Verbosity}
+}
+
 // Close releases what the factory opened (the database).
 func (f *Factory) Close() {
 	for i := len(f.closers) - 1; i >= 0; i-- {

@@ -22,30 +22,12 @@ import (
 	"github.com/askygo/asky/internal/store"
 )
 
-// syncBuffer is a stderr that handlers can write to concurrently.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 type world struct {
 	home   string
 	llm    *llmtest.Server
 	f      *cmdutil.Factory
 	stdout *bytes.Buffer
-	stderr *syncBuffer
+	stderr *iostreams.SyncBuffer
 	env    map[string]string
 }
 
@@ -53,7 +35,7 @@ type world struct {
 // extra appended to it.
 func newWorld(t *testing.T, extra string) *world {
 	t.Helper()
-	w := &world{home: t.TempDir(), llm: llmtest.New(), stderr: &syncBuffer{}}
+	w := &world{home: t.TempDir(), llm: llmtest.New(), stderr: &iostreams.SyncBuffer{}}
 	t.Cleanup(w.llm.Close)
 	cfg := fmt.Sprintf(`[general]
 default_model = "fake"
@@ -97,6 +79,7 @@ func (w *world) serve(t *testing.T) (url string, stop func() error) {
 	select {
 	case url = <-ready:
 	case err := <-done:
+		done <- err // for stop
 		t.Fatalf("daemon run: %v\n%s", err, w.stderr)
 	case <-time.After(10 * time.Second):
 		t.Fatal("daemon never became ready")
@@ -123,13 +106,13 @@ func post(t *testing.T, url, token, body string) (int, string) {
 // The daemon answers through the CLI's own runner: turns land in history
 // under the conversation's session and the next turn sees the previous.
 func TestRunAnswersLikeTheCLIAndKeepsConversations(t *testing.T) {
-	w := newWorld(t, "\n[daemon.http]\nlisten = \"127.0.0.1:0\"\ntoken_env = \"MY_TOKEN\"\n\n[daemon.telegram]\nbot = \"x\"\n")
+	w := newWorld(t, "\n[daemon.http]\nlisten = \"127.0.0.1:0\"\ntoken_env = \"MY_TOKEN\"\n")
 	w.env["MY_TOKEN"] = "tok"
 	url, _ := w.serve(t)
 	if got := strings.TrimSpace(w.stdout.String()); got != url {
 		t.Fatalf("stdout %q, want the URL %q", got, url)
 	}
-	if !strings.Contains(w.stderr.String(), "notice: telegram configured but not supported") {
+	if !strings.Contains(w.stderr.String(), "serving http (pid") {
 		t.Fatalf("stderr: %s", w.stderr)
 	}
 	if code, _ := post(t, url+"/v1/ask", "", `{"question":"x"}`); code != 401 {

@@ -7,7 +7,6 @@ import (
 	"io"
 	"net"
 	"path/filepath"
-	"strings"
 
 	"github.com/askygo/asky/internal/cli/cmdutil"
 	"github.com/askygo/asky/internal/config"
@@ -26,18 +25,9 @@ func logPath(cfg *config.Config) string { return filepath.Join(cfg.Paths.StateDi
 func daemonConfig(cfg *config.Config) (daemon.Config, error) {
 	dc, err := daemon.ParseConfig(cfg.Daemon, cfg.XMPP)
 	if err != nil {
-		return dc, cmdutil.WithHint(err, "fix [daemon.http] in your config (`asky config path` shows where it is)")
+		return dc, cmdutil.WithHint(err, "fix [daemon] or [xmpp] in your config (`asky config path` shows where it is)")
 	}
 	return dc, nil
-}
-
-// unsupportedNotice says which configured transports this version does
-// not serve, so nobody waits for an XMPP bot that will never log in.
-func unsupportedNotice(dc daemon.Config) string {
-	if len(dc.Unsupported) == 0 {
-		return ""
-	}
-	return fmt.Sprintf("notice: %s configured but not supported by this version; serving the HTTP API only", strings.Join(dc.Unsupported, " and "))
 }
 
 // token resolves the bearer token: token_cmd wins over token_env.

@@ -66,7 +66,7 @@ func startRun(ctx context.Context, opts *StartOptions) error {
 	}
 	// Refuse here, with the real hint, what `daemon run` would refuse (a
 	// token_cmd is left to the daemon: it may prompt, and must run once).
-	if dc.HTTP.TokenCmd == "" && opts.Factory != nil {
+	if dc.HTTP.Enabled && dc.HTTP.TokenCmd == "" && opts.Factory != nil {
 		if _, err := requireToken(ctx, opts.Factory, dc.HTTP); err != nil {
 			return err
 		}
@@ -100,9 +100,6 @@ func startRun(ctx context.Context, opts *StartOptions) error {
 	}
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
-	if n := unsupportedNotice(dc); n != "" {
-		fmt.Fprintln(opts.IO.ErrOut, n)
-	}
 
 	deadline := time.Now().Add(opts.Timeout)
 	client := &http.Client{Timeout: time.Second}
@@ -116,8 +113,12 @@ func startRun(ctx context.Context, opts *StartOptions) error {
 		case <-time.After(100 * time.Millisecond):
 		}
 		info, running, _ := daemon.Status(pid)
-		if running && info.PID == cmd.Process.Pid && info.URL != "" && healthy(ctx, client, info.URL) {
-			fmt.Fprintf(opts.IO.Out, "asky daemon started (pid %d)\nurl: %s\nlog: %s\n", info.PID, info.URL, logFile)
+		if running && info.PID == cmd.Process.Pid && !info.Started.IsZero() && (info.URL == "" || healthy(ctx, client, info.URL)) {
+			fmt.Fprintf(opts.IO.Out, "asky daemon started (pid %d)\n", info.PID)
+			if info.URL != "" {
+				fmt.Fprintf(opts.IO.Out, "url: %s\n", info.URL)
+			}
+			fmt.Fprintf(opts.IO.Out, "serving: %s\nlog: %s\n", strings.Join(info.Transports, ", "), logFile)
 			return nil
 		}
 		if time.Now().After(deadline) {

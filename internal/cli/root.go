@@ -17,6 +17,7 @@ import (
 	"github.com/askygo/asky/internal/cli/prompts"
 	"github.com/askygo/asky/internal/cli/query"
 	"github.com/askygo/asky/internal/cli/session"
+	"github.com/askygo/asky/internal/cli/usagecmd"
 )
 
 // NewCmdRoot builds the whole command tree. The root command is itself the
@@ -57,7 +58,7 @@ func NewCmdRoot(f *cmdutil.Factory) *cobra.Command {
 		}
 	}
 	add("ask", query.NewCmdQuery(f, nil))
-	add("data", history.NewCmdHistory(f), session.NewCmdSession(f), memory.NewCmdMemory(f), corpus.NewCmdCorpus(f), prompts.NewCmdPrompts(f))
+	add("data", history.NewCmdHistory(f), session.NewCmdSession(f), memory.NewCmdMemory(f), corpus.NewCmdCorpus(f), prompts.NewCmdPrompts(f), usagecmd.NewCmdUsage(f, nil))
 	add("setup", configcmd.NewCmdConfig(f), daemon.NewCmdDaemon(f), completion.NewCmdCompletion(f))
 	root.SetHelpCommandGroupID("setup")
 	indentExamples(root)

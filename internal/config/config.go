@@ -95,6 +95,10 @@ type Model struct {
 	// PriceIn and PriceOut are USD per million tokens, used for cost.
 	PriceIn  float64 `toml:"price_in,omitzero"`
 	PriceOut float64 `toml:"price_out,omitzero"`
+	// PriceCacheRead and PriceCacheWrite price prompt-cache tokens; zero
+	// means price_in (see Prices).
+	PriceCacheRead  float64 `toml:"price_cache_read,omitzero"`
+	PriceCacheWrite float64 `toml:"price_cache_write,omitzero"`
 	// SourceShortlistEnabled mirrors the original's per-model override.
 	SourceShortlistEnabled *bool `toml:"source_shortlist_enabled,omitempty"`
 	ImageSupport           bool  `toml:"image_support,omitempty"`
@@ -111,6 +115,9 @@ type Limits struct {
 	MaxBackoff             int `toml:"max_backoff"`
 	SearchTimeout          int `toml:"search_timeout"`
 	FetchTimeout           int `toml:"fetch_timeout"`
+	// DailyCostUSD refuses new questions once today's recorded cost
+	// reaches it; zero means no limit.
+	DailyCostUSD float64 `toml:"daily_cost_usd,omitzero"`
 }
 
 // Summarizer holds the [summarizer] table.

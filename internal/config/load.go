@@ -191,6 +191,9 @@ func (c *Config) validate() error {
 		key := formatKey([]string{"research", k})
 		return &ValueError{File: c.origins[key], Key: key, Message: msg}
 	}
+	if key, msg := c.validateCost(); key != "" {
+		return &ValueError{File: c.origins[key], Key: key, Message: msg}
+	}
 	if k, msg := c.QueryClassification.validate(); k != "" {
 		key := formatKey([]string{"query_classification", k})
 		return &ValueError{File: c.origins[key], Key: key, Message: msg}

@@ -17,6 +17,7 @@ import (
 	"github.com/askygo/asky/internal/daemon"
 	"github.com/askygo/asky/internal/daemon/transport/http"
 	"github.com/askygo/asky/internal/iostreams"
+	"github.com/askygo/asky/internal/store"
 )
 
 // RunOptions are the inputs of `daemon run`.
@@ -106,6 +107,7 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 		Version:      build.Version,
 		Models:       func() []httpapi.Model { return models(cfg, opts.Factory.Getenv) },
 		AskResult:    query.JSONResult,
+		Usage:        usageLedger{opts.Factory.Store},
 		Log:          opts.IO.ErrOut,
 		Now:          opts.Factory.Now,
 	})
@@ -134,4 +136,15 @@ func models(cfg *config.Config, getenv func(string) string) []httpapi.Model {
 		list = append(list, httpapi.Model{Alias: a, ID: cfg.Models[a].ID, Default: a == def})
 	}
 	return list
+}
+
+// usageLedger opens the store on the first GET /v1/usage.
+type usageLedger struct{ open func() (*store.Store, error) }
+
+func (u usageLedger) UsageSince(ctx context.Context, since time.Time) ([]store.UsageEvent, error) {
+	st, err := u.open()
+	if err != nil {
+		return nil, err
+	}
+	return st.UsageSince(ctx, since)
 }

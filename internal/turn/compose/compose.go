@@ -28,6 +28,7 @@ import (
 	"github.com/askygo/asky/internal/store"
 	"github.com/askygo/asky/internal/tools"
 	"github.com/askygo/asky/internal/turn"
+	"github.com/askygo/asky/internal/usage"
 )
 
 // Request is one question as a front end hands it to the core. Zero
@@ -149,6 +150,8 @@ type composer struct {
 	// shortlisted counts the shortlist's kept candidates (evidence
 	// extraction runs only with few of them).
 	shortlisted int
+	// emit is the request's event sink (nil while only listing tools).
+	emit func(turn.Event)
 }
 
 func (c *Core) now() time.Time {
@@ -173,7 +176,13 @@ func (c *Core) Run(ctx context.Context, q Request, emit func(turn.Event)) (*turn
 	if err != nil {
 		return nil, err
 	}
-	x := &composer{Core: c, cfg: cfg, q: &q}
+	x := &composer{Core: c, cfg: cfg, q: &q, emit: emit}
+	if err := usage.CheckBudget(ctx, st, cfg.Limits.DailyCostUSD, c.now()); err != nil {
+		return nil, err
+	}
+	if r := x.recorder(nil); r != nil {
+		ctx = llm.WithMeter(ctx, r)
+	}
 	if q.Session == nil && q.SessionName != "" {
 		if q.Session, err = findOrCreateSession(ctx, st, q.SessionName); err != nil {
 			return nil, err
@@ -236,20 +245,57 @@ func (c *Core) Tools(ctx context.Context, q Request) (*tools.Registry, error) {
 	return buildTools(ctx, x, &turn.Request{Query: q.Question})
 }
 
-// model resolves the alias and builds its client.
+// model resolves the alias and builds its client, metered into the usage
+// ledger: every model call of a turn (answer, summaries, compaction,
+// extraction) goes through a client built here.
 func (x *composer) model(ctx context.Context, alias string) (*config.ResolvedModel, llm.Client, error) {
+	var (
+		m      *config.ResolvedModel
+		client llm.Client
+		err    error
+	)
 	if x.Model != nil {
-		return x.Model(ctx, alias)
+		m, client, err = x.Model(ctx, alias)
+	} else if m, err = x.cfg.ResolveModel(ctx, alias, x.Env()); err == nil {
+		client, err = provider.New(m, x.HTTPClient(), x.clientOptions())
 	}
-	m, err := x.cfg.ResolveModel(ctx, alias, x.Env())
 	if err != nil {
 		return nil, nil, err
 	}
-	client, err := provider.New(m, x.HTTPClient(), x.clientOptions())
-	if err != nil {
-		return nil, nil, err
+	return m, x.metered(m, client), nil
+}
+
+// metered wraps client so its calls are recorded in the usage ledger
+// under the request's session.
+func (x *composer) metered(m *config.ResolvedModel, client llm.Client) llm.Client {
+	if x.listing {
+		return client
 	}
-	return m, client, nil
+	if r := x.recorder(m); r != nil {
+		return llm.Metered(client, r)
+	}
+	return client
+}
+
+// recorder is the usage ledger's meter for calls to m (nil m: calls that
+// carry their own model name and have no configured price, embeddings).
+func (x *composer) recorder(m *config.ResolvedModel) *usage.Recorder {
+	st, err := x.Store()
+	if err != nil {
+		return nil
+	}
+	return &usage.Recorder{Ledger: st, Model: m,
+		Session: func() int64 {
+			if x.q.Session != nil {
+				return x.q.Session.ID
+			}
+			return 0
+		},
+		OnError: func(err error) {
+			if x.emit != nil {
+				x.emit(turn.Event{Kind: turn.EventNotice, Text: err.Error()})
+			}
+		}}
 }
 
 // clientOptions maps config onto the provider options.

@@ -45,7 +45,11 @@ type Config struct {
 type General struct {
 	DefaultModel       string `toml:"default_model"`
 	SummarizationModel string `toml:"summarization_model"`
-	MaxTurns           int    `toml:"max_turns"`
+	// FastPaths answers a few exact phrases ("call me X", "remember …",
+	// "forget …", "what do you remember about me") locally, without a
+	// model call.
+	FastPaths bool `toml:"fast_paths"`
+	MaxTurns  int  `toml:"max_turns"`
 	// RequestTimeout is the per-request LLM timeout in seconds.
 	RequestTimeout int `toml:"request_timeout"`
 	// StreamIdleTimeout is the longest gap, in seconds, allowed between two

@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/askygo/asky/internal/cli/cmdutil"
+	clisession "github.com/askygo/asky/internal/cli/session"
 	"github.com/askygo/asky/internal/tools"
 	"github.com/askygo/asky/internal/turn/compose"
 )
@@ -66,6 +67,12 @@ func run(ctx context.Context, opts *Options) error {
 	}
 	if opts.Factory.Verbosity > 1 {
 		core.Trace = out.traceWriter()
+	}
+	if opts.IO.IsStdinTTY() && opts.IO.IsStderrTTY() {
+		q.Confirm = func(question string) bool {
+			out.pauseStatus()
+			return clisession.Confirm(opts.IO.In, opts.IO.ErrOut, question)
+		}
 	}
 	res, err := core.Run(ctx, q, out.event)
 	if err != nil {

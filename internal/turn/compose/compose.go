@@ -73,6 +73,10 @@ type Request struct {
 	// local commands must stay off unless enabled for remote use
 	// (reliability.md §3.8).
 	Remote bool
+	// Confirm asks the user a yes/no question (a fast-path "forget …"
+	// that matches several memories); nil when nobody can answer (no
+	// terminal, the daemon).
+	Confirm func(question string) bool
 }
 
 // Core runs turns for every front end. The CLI builds one per invocation
@@ -177,16 +181,19 @@ func (c *Core) Run(ctx context.Context, q Request, emit func(turn.Event)) (*turn
 		return nil, err
 	}
 	x := &composer{Core: c, cfg: cfg, q: &q, emit: emit}
+	if q.Session == nil && q.SessionName != "" {
+		if q.Session, err = findOrCreateSession(ctx, st, q.SessionName); err != nil {
+			return nil, err
+		}
+	}
+	if res, ok, err := x.fastPath(ctx, st); ok || err != nil {
+		return res, err
+	}
 	if err := usage.CheckBudget(ctx, st, cfg.Limits.DailyCostUSD, c.now()); err != nil {
 		return nil, err
 	}
 	if r := x.recorder(nil); r != nil {
 		ctx = llm.WithMeter(ctx, r)
-	}
-	if q.Session == nil && q.SessionName != "" {
-		if q.Session, err = findOrCreateSession(ctx, st, q.SessionName); err != nil {
-			return nil, err
-		}
 	}
 	if q.Session != nil {
 		ApplySessionDefaults(&q, q.Session)

@@ -193,6 +193,9 @@ type Memory struct {
 	RecallMinSimilarity float64  `toml:"recall_min_similarity"`
 	DedupThreshold      float64  `toml:"dedup_threshold"`
 	GlobalTriggers      []string `toml:"global_triggers"`
+	// MarkdownDir, when set, mirrors every memory as markdown there
+	// (MEMORY.md and daily logs); relative to the config directory.
+	MarkdownDir string `toml:"markdown_dir"`
 }
 
 // Fetch holds the [fetch] table for the guarded web client.

@@ -153,6 +153,12 @@ func loadWith(getenv func(string) string, overlay map[string][]byte) (*Config, e
 		}
 		cfg.Paths.DB = db
 	}
+	if d := cfg.Memory.MarkdownDir; d != "" {
+		if d = expandHome(d, getenv); !filepath.IsAbs(d) {
+			d = filepath.Join(paths.ConfigDir, d)
+		}
+		cfg.Memory.MarkdownDir = d
+	}
 	cfg.normalize()
 	if err := cfg.validate(); err != nil {
 		return nil, err

@@ -172,6 +172,12 @@ func (c *Core) Run(ctx context.Context, q Request, emit func(turn.Event)) (*turn
 	if emit == nil {
 		emit = func(turn.Event) {}
 	}
+	res, err := c.run(ctx, q, emit)
+	c.mirrorMemory(ctx, q.Remote, emit)
+	return res, err
+}
+
+func (c *Core) run(ctx context.Context, q Request, emit func(turn.Event)) (*turn.Result, error) {
 	cfg, err := c.Config()
 	if err != nil {
 		return nil, err

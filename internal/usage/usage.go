@@ -29,6 +29,8 @@ type Recorder struct {
 	// OnError is told when a call could not be recorded (nil: ignored).
 	// A failed record never fails the answer.
 	OnError func(error)
+	// Spent is told the cost of each priced call (nil: nobody asks).
+	Spent func(usd float64)
 }
 
 // Event prices c for m.
@@ -52,6 +54,9 @@ func (r *Recorder) Record(ctx context.Context, c llm.Call) {
 	e := Event(r.Model, c)
 	if r.Session != nil {
 		e.SessionID = r.Session()
+	}
+	if e.CostUSD != nil && r.Spent != nil {
+		r.Spent(*e.CostUSD)
 	}
 	if err := r.Ledger.RecordUsage(ctx, &e); err != nil && r.OnError != nil {
 		r.OnError(fmt.Errorf("recording usage: %w", err))

@@ -77,6 +77,9 @@ type Request struct {
 	// that matches several memories); nil when nobody can answer (no
 	// terminal, the daemon).
 	Confirm func(question string) bool
+	// MaxCostUSD stops the turn once its priced calls cost more (a job
+	// run's budget); zero: no limit besides [limits] daily_cost_usd.
+	MaxCostUSD float64
 }
 
 // Core runs turns for every front end. The CLI builds one per invocation
@@ -156,6 +159,8 @@ type composer struct {
 	shortlisted int
 	// emit is the request's event sink (nil while only listing tools).
 	emit func(turn.Event)
+	// budget enforces Request.MaxCostUSD (nil: none).
+	budget *runBudget
 }
 
 func (c *Core) now() time.Time {
@@ -177,7 +182,7 @@ func (c *Core) Run(ctx context.Context, q Request, emit func(turn.Event)) (*turn
 	return res, err
 }
 
-func (c *Core) run(ctx context.Context, q Request, emit func(turn.Event)) (*turn.Result, error) {
+func (c *Core) run(ctx context.Context, q Request, emit func(turn.Event)) (_ *turn.Result, err error) {
 	cfg, err := c.Config()
 	if err != nil {
 		return nil, err
@@ -200,6 +205,13 @@ func (c *Core) run(ctx context.Context, q Request, emit func(turn.Event)) (*turn
 	}
 	if r := x.recorder(nil); r != nil {
 		ctx = llm.WithMeter(ctx, r)
+	}
+	if q.MaxCostUSD > 0 {
+		var cancel context.CancelCauseFunc
+		ctx, cancel = context.WithCancelCause(ctx)
+		defer cancel(nil)
+		x.budget = &runBudget{limit: q.MaxCostUSD, cancel: cancel}
+		defer func() { x.budget.explain(&err) }()
 	}
 	if q.Session != nil {
 		ApplySessionDefaults(&q, q.Session)
@@ -308,7 +320,8 @@ func (x *composer) recorder(m *config.ResolvedModel) *usage.Recorder {
 			if x.emit != nil {
 				x.emit(turn.Event{Kind: turn.EventNotice, Text: err.Error()})
 			}
-		}}
+		},
+		Spent: x.budget.spend}
 }
 
 // clientOptions maps config onto the provider options.

@@ -109,3 +109,23 @@ func TestSummarizerCallsAreLabelled(t *testing.T) {
 func mustReq(c llm.Client) *turn.Request {
 	return &turn.Request{Model: &config.ResolvedModel{Alias: "m", ID: "m"}, Client: c}
 }
+
+func TestRunStopsAtItsCostBudget(t *testing.T) {
+	core, _ := testCore(t, t.TempDir())
+	client := &usageClient{}
+	for range 10 {
+		client.script = append(client.script, llm.Message{ToolCalls: []llm.ToolCall{{ID: "c", Name: "no_such_tool", Arguments: "{}"}}})
+	}
+	core.Model = func(context.Context, string) (*config.ResolvedModel, llm.Client, error) {
+		return &config.ResolvedModel{Alias: "m", ID: "m-id", ContextSize: 32000, PriceIn: 2, PriceOut: 10}, client, nil
+	}
+	// Each call costs $0.0030: the second passes the $0.005 budget.
+	_, err := core.Run(context.Background(), Request{Question: "q", MaxCostUSD: 0.005}, nil)
+	var be *RunBudgetError
+	if !errors.As(err, &be) || be.Limit != 0.005 || be.Spent < 0.005 {
+		t.Fatalf("err %v", err)
+	}
+	if n := len(client.requests); n != 2 {
+		t.Fatalf("%d model calls, want the run stopped after 2", n)
+	}
+}

@@ -13,6 +13,7 @@ import (
 	"github.com/askygo/asky/internal/cli/corpus"
 	"github.com/askygo/asky/internal/cli/daemon"
 	"github.com/askygo/asky/internal/cli/history"
+	"github.com/askygo/asky/internal/cli/job"
 	"github.com/askygo/asky/internal/cli/memory"
 	"github.com/askygo/asky/internal/cli/prompts"
 	"github.com/askygo/asky/internal/cli/query"
@@ -58,7 +59,7 @@ func NewCmdRoot(f *cmdutil.Factory) *cobra.Command {
 		}
 	}
 	add("ask", query.NewCmdQuery(f, nil))
-	add("data", history.NewCmdHistory(f), session.NewCmdSession(f), memory.NewCmdMemory(f), corpus.NewCmdCorpus(f), prompts.NewCmdPrompts(f), usagecmd.NewCmdUsage(f, nil))
+	add("data", history.NewCmdHistory(f), session.NewCmdSession(f), memory.NewCmdMemory(f), corpus.NewCmdCorpus(f), prompts.NewCmdPrompts(f), usagecmd.NewCmdUsage(f, nil), job.NewCmdJob(f))
 	add("setup", configcmd.NewCmdConfig(f), daemon.NewCmdDaemon(f), completion.NewCmdCompletion(f))
 	root.SetHelpCommandGroupID("setup")
 	indentExamples(root)

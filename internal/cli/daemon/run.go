@@ -12,6 +12,7 @@ import (
 
 	"github.com/askygo/asky/internal/build"
 	"github.com/askygo/asky/internal/cli/cmdutil"
+	"github.com/askygo/asky/internal/cli/job"
 	"github.com/askygo/asky/internal/cli/query"
 	"github.com/askygo/asky/internal/config"
 	"github.com/askygo/asky/internal/daemon"
@@ -114,6 +115,18 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 	if opts.Ready != nil {
 		opts.Ready(url)
 	}
+	// Scheduled jobs run beside the transports, through the same core.
+	// Chat transports that can deliver answers register a jobs.Notifier
+	// for their target kind in sched.Notifiers.
+	sched, err := job.NewScheduler(opts.Factory, func(line string) { fmt.Fprintln(opts.IO.ErrOut, line) })
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	jobsCtx, stopJobs := context.WithCancel(ctx)
+	jobsDone := make(chan struct{})
+	go func() { defer close(jobsDone); sched.Loop(jobsCtx) }()
+	defer func() { stopJobs(); <-jobsDone }()
 	start := time.Now()
 	err = srv.Serve(ctx, ln)
 	fmt.Fprintf(opts.IO.ErrOut, "asky daemon stopped after %s\n", time.Since(start).Round(time.Second))

@@ -15,8 +15,8 @@ type BudgetError struct {
 }
 
 func (e *BudgetError) Error() string {
-	return fmt.Sprintf("daily cost budget reached: spent $%.4f today of the $%s limit ([limits] daily_cost_usd); no new questions until midnight",
-		e.Spent, strconv.FormatFloat(e.Limit, 'f', -1, 64))
+	return fmt.Sprintf("daily cost budget reached: spent %s today of the $%s limit ([limits] daily_cost_usd); no new questions until midnight",
+		Money(e.Spent), strconv.FormatFloat(e.Limit, 'f', -1, 64))
 }
 
 // Hint is the next step for the user.

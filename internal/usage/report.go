@@ -151,3 +151,14 @@ func Period(p string, now time.Time) (time.Time, error) {
 	}
 	return time.Time{}, fmt.Errorf("period %q: want today, week or all", p)
 }
+
+// Money prints a cost with the precision small amounts need.
+func Money(usd float64) string {
+	switch {
+	case usd >= 1:
+		return fmt.Sprintf("$%.2f", usd)
+	case usd >= 0.01:
+		return fmt.Sprintf("$%.4f", usd)
+	}
+	return fmt.Sprintf("$%.6f", usd)
+}

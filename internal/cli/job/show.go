@@ -12,6 +12,7 @@ import (
 	"github.com/askygo/asky/internal/cli/cmdutil"
 	"github.com/askygo/asky/internal/iostreams"
 	"github.com/askygo/asky/internal/store"
+	"github.com/askygo/asky/internal/usage"
 )
 
 // ShowOptions are the flags of `job show`.
@@ -89,7 +90,7 @@ func showRun(ctx context.Context, opts *ShowOptions) error {
 			dur = (time.Duration(*r.DurationMS) * time.Millisecond).Round(100 * time.Millisecond).String()
 		}
 		if r.CostUSD != nil {
-			cost = fmt.Sprintf("$%.4f", *r.CostUSD)
+			cost = usage.Money(*r.CostUSD)
 		}
 		if r.HistoryID != nil {
 			hist = fmt.Sprint(*r.HistoryID)

@@ -3,6 +3,7 @@
 package usagecmd
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -105,7 +106,8 @@ func run(ctx context.Context, opts *Options) error {
 const barWidth = 24
 
 func printReport(w io.Writer, rep usage.Report) error {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	var buf bytes.Buffer
+	tw := tabwriter.NewWriter(&buf, 0, 0, 2, ' ', tabwriter.AlignRight)
 	header := []string{strings.ToUpper(rep.By), "CALLS", "PROMPT", "COMPLETION", "CACHE READ", "COST", "UNPRICED", ""}
 	bar := rep.By == "day"
 	if !bar {
@@ -147,6 +149,13 @@ func printReport(w io.Writer, rep usage.Report) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
+	// Right alignment pads the first column too; drop that margin and the
+	// padding after the last cell.
+	for _, l := range strings.SplitAfter(buf.String(), "\n") {
+		if l = strings.TrimRight(strings.TrimPrefix(l, "  "), " \n"); l != "" {
+			fmt.Fprintln(w, l)
+		}
+	}
 	if rep.Total.UnpricedCalls > 0 {
 		fmt.Fprintf(w, "%d call(s) used models without prices: their tokens count, their cost is not included.\n", rep.Total.UnpricedCalls)
 	}
@@ -157,7 +166,7 @@ func cost(t usage.Totals) string {
 	if t.UnpricedCalls == t.Calls {
 		return "-"
 	}
-	return fmt.Sprintf("$%.4f", t.CostUSD)
+	return usage.Money(t.CostUSD)
 }
 
 // count prints a token count with thousands separators.

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+
+	"github.com/askygo/asky/internal/usage"
 )
 
 // RunBudgetError stops a turn whose calls cost more than its
@@ -14,7 +16,7 @@ type RunBudgetError struct {
 }
 
 func (e *RunBudgetError) Error() string {
-	return fmt.Sprintf("run cost budget exceeded: spent $%.4f of $%g; the turn was stopped", e.Spent, e.Limit)
+	return fmt.Sprintf("run cost budget exceeded: spent %s of $%g; the turn was stopped", usage.Money(e.Spent), e.Limit)
 }
 
 // Hint is the next step.

@@ -25,6 +25,10 @@ func (x *composer) fastPath(ctx context.Context, st *store.Store) (*turn.Result,
 	if !x.cfg.General.FastPaths || !x.cfg.Memory.Enabled || q.Input != "" || len(q.ContinueIDs) > 0 {
 		return nil, false, nil
 	}
+	if _, _, trig := memory.StripTrigger(q.Question, x.cfg.Memory.GlobalTriggers); trig {
+		// "remember globally: …" keeps its meaning: save, then ask.
+		return nil, false, nil
+	}
 	fp, ok := matchFastPath(q.Question)
 	if !ok {
 		return nil, false, nil

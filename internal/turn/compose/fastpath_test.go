@@ -118,6 +118,20 @@ func TestFastPathsAnswerWithoutTheModel(t *testing.T) {
 	}
 }
 
+func TestGlobalTriggerIsNotAFastPath(t *testing.T) {
+	core, _ := testCore(t, t.TempDir())
+	client := &scriptedClient{}
+	fixedModel(core, client, 32000)
+	res, err := core.Run(context.Background(), Request{Question: "remember globally: I live in Lisbon", Lean: true}, nil)
+	if err != nil || res.Model == FastPathModel || len(client.requests) != 1 {
+		t.Fatalf("res %+v err %v requests %d", res, err, len(client.requests))
+	}
+	st, _ := core.Store()
+	if ms, _ := st.ListMemories(context.Background(), store.MemoryScope{}); len(ms) != 1 || ms[0].Text != "I live in Lisbon" {
+		t.Fatalf("memories %+v", ms)
+	}
+}
+
 func TestFastPathsOff(t *testing.T) {
 	core, cfg := testCore(t, t.TempDir())
 	cfg.General.FastPaths = false

@@ -38,6 +38,8 @@ func TestScripts(t *testing.T) {
 			"llm-enqueue": cmdEnqueue,
 			"llm-request": cmdRequest,
 			"daemon-http": cmdDaemonHTTP,
+			"mailsink":    cmdMailSink,
+			"httpsink":    cmdHTTPSink,
 		},
 	})
 }

@@ -183,3 +183,13 @@ func TestMissingResearchPointerExits2(t *testing.T) {
 		}
 	}
 }
+
+func TestBadShortlistValueIsUsageError(t *testing.T) {
+	f, _, _, errOut := testFactory(t, map[string]string{"OPENAI_API_KEY": "sk-test"})
+	if code := Run([]string{"--shortlist", "maybe", "hi"}, f); code != cmdutil.ExitUsage {
+		t.Fatalf("exit %d, want 2\n%s", code, errOut)
+	}
+	if !strings.Contains(errOut.String(), "on, off or reset") {
+		t.Errorf("stderr:\n%s", errOut)
+	}
+}

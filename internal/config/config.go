@@ -6,22 +6,24 @@ import "time"
 
 // Config is the merged configuration. Zero values are replaced by Defaults().
 type Config struct {
-	General        General               `toml:"general"`
-	API            map[string]API        `toml:"api"`
-	Models         map[string]Model      `toml:"models"`
-	Limits         Limits                `toml:"limits"`
-	Summarizer     Summarizer            `toml:"summarizer"`
-	Session        Session               `toml:"session"`
-	Research       Research              `toml:"research"`
-	Memory         Memory                `toml:"memory"`
-	Fetch          Fetch                 `toml:"fetch"`
-	Input          Input                 `toml:"input"`
-	Prompts        map[string]any        `toml:"prompts"`
-	UserPrompts    map[string]string     `toml:"user_prompts"`
-	CommandPresets map[string]string     `toml:"command_presets"`
-	Tool           map[string]CustomTool `toml:"tool"`
-	XMPP           map[string]any        `toml:"xmpp"`
-	Daemon         map[string]any        `toml:"daemon"`
+	General        General                 `toml:"general"`
+	API            map[string]API          `toml:"api"`
+	Models         map[string]Model        `toml:"models"`
+	Limits         Limits                  `toml:"limits"`
+	Summarizer     Summarizer              `toml:"summarizer"`
+	Session        Session                 `toml:"session"`
+	Research       Research                `toml:"research"`
+	Memory         Memory                  `toml:"memory"`
+	Fetch          Fetch                   `toml:"fetch"`
+	Input          Input                   `toml:"input"`
+	Prompts        map[string]any          `toml:"prompts"`
+	UserPrompts    map[string]string       `toml:"user_prompts"`
+	CommandPresets map[string]string       `toml:"command_presets"`
+	Tool           map[string]CustomTool   `toml:"tool"`
+	Email          Email                   `toml:"email"`
+	PushData       map[string]PushEndpoint `toml:"push_data"`
+	XMPP           map[string]any          `toml:"xmpp"`
+	Daemon         map[string]any          `toml:"daemon"`
 
 	// QueryClassification is [query_classification] (shortlist.go).
 	QueryClassification QueryClassification `toml:"query_classification"`
@@ -71,6 +73,8 @@ type General struct {
 	DBPathEnvVar       string `toml:"db_path_env_var"`
 	ShortlistEnabled   *bool  `toml:"shortlist_enabled"`
 	CompactBanner      bool   `toml:"compact_banner"`
+	// TerminalContextLines is -tl's line count when given without N.
+	TerminalContextLines int `toml:"terminal_context_lines"`
 }
 
 // API is one [api.NAME] endpoint.
@@ -217,14 +221,6 @@ type Fetch struct {
 type Input struct {
 	// StdinMaxBytes caps piped stdin added to a query.
 	StdinMaxBytes int `toml:"stdin_max_bytes"`
-}
-
-// CustomTool is a [tool.NAME] shell tool from user.toml.
-type CustomTool struct {
-	Command     string         `toml:"command"`
-	Description string         `toml:"description"`
-	Parameters  map[string]any `toml:"parameters"`
-	Enabled     *bool          `toml:"enabled"`
 }
 
 // Paths are the directories asky uses.

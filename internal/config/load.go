@@ -18,7 +18,7 @@ import (
 
 // SplitFiles are the original asky's per-topic files, merged in this order
 // after config.toml so that an existing asky config directory works.
-var SplitFiles = []string{"general.toml", "api.toml", "models.toml", "research.toml", "memory.toml", "user.toml", "prompts.toml", "xmpp.toml"}
+var SplitFiles = []string{"general.toml", "api.toml", "models.toml", "research.toml", "memory.toml", "user.toml", "prompts.toml", "xmpp.toml", "push_data.toml"}
 
 // MainFile is the single-file configuration most users write.
 const MainFile = "config.toml"
@@ -204,7 +204,7 @@ func (c *Config) validate() error {
 		key := formatKey([]string{"query_classification", k})
 		return &ValueError{File: c.origins[key], Key: key, Message: msg}
 	}
-	return nil
+	return c.validateExtras()
 }
 
 func sortedKeys[V any](m map[string]V) []string {
@@ -381,7 +381,7 @@ func isFreeForm(k toml.Key) bool {
 		return false
 	}
 	switch k[0] {
-	case "prompts", "xmpp", "daemon", "plugins", "plugin", "push_data", "email", "xmpp_client", "telegram", "http":
+	case "prompts", "xmpp", "daemon", "plugins", "plugin", "xmpp_client", "telegram", "http":
 		return true
 	case "models", "api":
 		// parameters / headers are free-form maps.
@@ -390,12 +390,15 @@ func isFreeForm(k toml.Key) bool {
 		return len(k) >= 2 && (k[1] == "chromadb" || k[1] == "summarization_workers")
 	case "tool":
 		return len(k) >= 3 && k[2] == "parameters"
+	case "push_data":
+		// headers and fields are free-form maps.
+		return len(k) >= 3 && (k[2] == "headers" || k[2] == "fields")
 	case "general":
 		// Keys the original reads that we accept without using.
 		if len(k) == 2 {
 			switch k[1] {
 			case "truncate_messages_in_logs", "log_level", "log_file", "query_summary_max_chars", "answer_summary_max_chars",
-				"continue_query_threshold", "terminal_context_lines", "interface_model", "interface_model_plain_query_enabled",
+				"continue_query_threshold", "interface_model", "interface_model_plain_query_enabled",
 				"interface_model_plain_query_prompt_enrichment_enabled", "default_image_model", "archive_dir", "live_screen_mode":
 				return true
 			}

@@ -9,7 +9,17 @@
 //
 // The package is a pure library: the preload core decides whether to run
 // it (Decide), passes sub-queries (ExpandQuery) and corpus documents, and
-// prints Result.Stats and Result.ContextBlock.
+// prints Result.Report (-v) and Result.ContextBlock (the user message).
+//
+// Timing: the budget (budget_seconds, default 6 s) covers the whole run.
+// Searches run concurrently and may use 40% of it; seed pages are fetched
+// while the search runs; the first max_fetch_urls candidates are then
+// fetched in one concurrent wave, so the fetch stage costs about the
+// slowest page rather than the sum (BenchmarkShortlistConcurrentFetch:
+// 20 pages at 50–200 ms take ≈1.05× the slowest fetch). Scoring keeps a
+// reserve at the end (5% of the budget, or 20% up to 1.5 s with an
+// embedder). Whatever is still running at a deadline is abandoned and
+// named in Result.Failures as "cut by the shortlist budget".
 package shortlist
 
 import (

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"path/filepath"
 	"strings"
@@ -71,12 +72,17 @@ func localURL(addr net.Addr) string {
 // uses, so the daemon answers exactly like `asky query`. Only the terminal
 // parts of a query (stdin, presets, prompt aliases, -o/-cc, idle prompts)
 // are missing: a remote client cannot use them.
-type coreRunner struct{ core *compose.Core }
+type coreRunner struct {
+	core *compose.Core
+	// log is the daemon's log (stderr): notices of background work.
+	log io.Writer
+}
 
 // newRunner is the daemon's Runner over the factory.
 func newRunner(f *cmdutil.Factory) coreRunner {
 	return coreRunner{core: &compose.Core{Config: f.Config, Store: f.Store, HTTPClient: f.HTTPClient, Getenv: f.Getenv,
-		Env: f.Env, Now: f.Now}}
+		Env: f.Env, Now: f.Now, Warn: func(s string) { fmt.Fprintln(f.IO.ErrOut, "warning: "+s) }},
+		log: f.IO.ErrOut}
 }
 
 func (r coreRunner) Run(ctx context.Context, a daemon.Ask) (*turn.Result, error) {
@@ -92,6 +98,15 @@ func (r coreRunner) Run(ctx context.Context, a daemon.Ask) (*turn.Result, error)
 		events = func(turn.Event) {}
 	}
 	res, err := r.core.Run(ctx, q, events)
+	if err == nil {
+		// Elephant mode of the conversation's session: after the answer
+		// is returned, never delaying it.
+		go r.core.AfterAnswer(context.WithoutCancel(ctx), q, res, func(ev turn.Event) {
+			if ev.Kind == turn.EventNotice {
+				fmt.Fprintf(r.log, "%s: %s\n", a.Conversation, ev.Text)
+			}
+		})
+	}
 	return res, requestError(err)
 }
 

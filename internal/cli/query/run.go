@@ -26,6 +26,14 @@ func run(ctx context.Context, opts *Options) error {
 	for _, d := range cfg.Diagnostics {
 		fmt.Fprintf(opts.IO.ErrOut, "warning: %s\n", d)
 	}
+	if err := applyToolsFlag(opts, cfg); err != nil {
+		return err
+	}
+	takeOutputPath(opts)
+	takeTerminalLines(opts)
+	if err := checkDelivery(opts, cfg); err != nil {
+		return err
+	}
 	sx, done, err := beginSession(ctx, opts, cfg)
 	if done || err != nil {
 		return err
@@ -55,6 +63,11 @@ func run(ctx context.Context, opts *Options) error {
 	case input != "":
 		input = "Input from stdin:\n```\n" + strings.TrimRight(input, "\n") + "\n```"
 	}
+	if opts.TerminalLines != "" {
+		if question, err = withTerminalLines(ctx, opts, cfg, question); err != nil {
+			return err
+		}
+	}
 	q := coreRequest(opts, sx)
 	q.Question, q.Input = question, input
 
@@ -82,6 +95,7 @@ func run(ctx context.Context, opts *Options) error {
 	if err := out.finish(res); err != nil {
 		return err
 	}
+	sx.afterAnswer = func(ctx context.Context) { core.AfterAnswer(ctx, q, res, out.event) }
 	return sx.after(ctx, res)
 }
 
@@ -89,7 +103,7 @@ func run(ctx context.Context, opts *Options) error {
 func newCore(opts *Options) *compose.Core {
 	f := opts.Factory
 	return &compose.Core{Config: opts.Config, Store: opts.Store, HTTPClient: f.HTTPClient, Getenv: f.Getenv,
-		Env: f.Env, Now: opts.Now}
+		Env: f.Env, Now: opts.Now, Warn: func(s string) { fmt.Fprintln(opts.IO.ErrOut, "warning: "+s) }}
 }
 
 // coreRequest translates the flags (and the session chosen for this
@@ -98,7 +112,7 @@ func coreRequest(opts *Options, sx *sessionTurn) compose.Request {
 	q := compose.Request{Session: sx.sess, ContinueIDs: sx.contIDs, Model: opts.Model, Lean: opts.Lean,
 		MaxTurns: opts.Turns, SystemPrompt: opts.SystemPrompt, ToolOff: opts.ToolOff, ResearchSet: opts.ResearchSet,
 		Research: opts.Research, Shortlist: opts.Shortlist, Summarize: opts.Summarize, Remote: opts.Remote,
-		Question: joinWords(opts.Words)}
+		ToolsReset: opts.ToolsReset, ElephantMode: opts.ElephantMode, Question: joinWords(opts.Words)}
 	if q.Shortlist == "reset" {
 		q.Shortlist = ""
 	}

@@ -32,6 +32,9 @@ type sessionTurn struct {
 	sess *store.Session
 	// contIDs are history turns loaded as context by -c.
 	contIDs []int64
+	// afterAnswer runs the core's post-answer work (elephant mode) once
+	// the answer is printed.
+	afterAnswer func(context.Context)
 }
 
 // beginSession runs first in a query: legacy action flags, presets and
@@ -95,6 +98,7 @@ func beginSession(ctx context.Context, opts *Options, cfg *config.Config) (*sess
 		if err := sx.persistDefaults(ctx); err != nil {
 			return sx, true, err
 		}
+		sx.applyTerminalDefaults()
 	}
 	return sx, false, nil
 }
@@ -270,7 +274,7 @@ func (sx *sessionTurn) stdinHasData() bool {
 // explicitDefaults reports whether any flag that persists on a session was
 // given.
 func explicitDefaults(o *Options) bool {
-	return o.Model != "" || o.Lean || o.Turns > 0 || o.SystemPrompt != "" || len(o.ToolOff) > 0 ||
+	return o.Model != "" || o.Lean || o.Turns > 0 || o.SystemPrompt != "" || len(o.ToolOff) > 0 || o.ToolsReset ||
 		o.Shortlist != "" || o.ResearchSet || o.Summarize || o.ElephantMode || o.TerminalLines != ""
 }
 
@@ -298,6 +302,9 @@ func (sx *sessionTurn) persistDefaults(ctx context.Context) error {
 	}
 	if o.SystemPrompt != "" {
 		s.Defaults.SystemPrompt = o.SystemPrompt
+	}
+	if o.ToolsReset {
+		s.Defaults.ToolOff = nil
 	}
 	if len(o.ToolOff) > 0 {
 		s.Defaults.ToolOff = append([]string(nil), o.ToolOff...)
@@ -327,9 +334,21 @@ func (sx *sessionTurn) persistDefaults(ctx context.Context) error {
 	return sx.st.UpdateSessionSettings(ctx, s)
 }
 
+// applyTerminalDefaults fills -tl from the session: reading the terminal
+// is the CLI's part. Every other stored default is applied by the core
+// (compose.ApplySessionDefaults).
+func (sx *sessionTurn) applyTerminalDefaults() {
+	if sx.opts.TerminalLines == "" {
+		sx.opts.TerminalLines = sx.sess.Defaults.TerminalLines
+	}
+}
+
 // defaultsOnly handles flags without a question: they are stored on the
 // shell's session. Without a session it is the usual "no question" error.
 func (sx *sessionTurn) defaultsOnly(ctx context.Context) error {
+	if sx.sess == nil && sx.opts.ToolsReset {
+		return cmdutil.UsageError("--tools reset clears a session's tools-off list; this shell has no session (see asky session list)", "no session to reset")
+	}
 	if sx.sess == nil {
 		// Unlike the original, a stray `asky -L` does not silently start a
 		// session: flags alone only mean something for a session.
@@ -354,12 +373,13 @@ func describeDefaults(o *Options) string {
 	add(o.Lean, "lean")
 	add(o.Turns > 0, fmt.Sprintf("%d turns", o.Turns))
 	add(o.SystemPrompt != "", "system prompt")
+	add(o.ToolsReset, "tools reset")
 	add(len(o.ToolOff) > 0, "tools off: "+strings.Join(o.ToolOff, ","))
 	add(o.Shortlist != "", "shortlist "+o.Shortlist)
 	add(o.ResearchSet, "research")
 	add(o.Summarize, "summaries")
 	add(o.ElephantMode, "memory extraction")
-	add(o.TerminalLines != "", "terminal lines "+o.TerminalLines)
+	add(o.TerminalLines != "", strings.TrimSpace("terminal lines "+strings.TrimSpace(o.TerminalLines)))
 	return strings.Join(parts, ", ")
 }
 

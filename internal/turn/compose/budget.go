@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/askygo/asky/internal/usage"
 )
@@ -56,4 +57,11 @@ func (b *runBudget) explain(err *error) {
 	if b.over && *err != nil && !errors.As(*err, new(*RunBudgetError)) {
 		*err = &RunBudgetError{Spent: b.spent, Limit: b.limit}
 	}
+}
+
+func (c *Core) now() time.Time {
+	if c.Now != nil {
+		return c.Now()
+	}
+	return time.Now()
 }

@@ -69,6 +69,12 @@ type Request struct {
 	Shortlist string
 	// Summarize asks for page summaries and summarized -c context (-s).
 	Summarize bool
+	// ToolsReset ignores the session's stored tools-off list (--tools
+	// reset).
+	ToolsReset bool
+	// ElephantMode extracts memories after the answer (-em); a session's
+	// memory_auto_extract turns it on too. See AfterAnswer.
+	ElephantMode bool
 	// Remote is set for questions from the daemon: an extension that runs
 	// local commands must stay off unless enabled for remote use
 	// (reliability.md §3.8).
@@ -98,6 +104,9 @@ type Core struct {
 	// the -vv payload trace.
 	OnRetry func(attempt int, wait time.Duration, err error)
 	Trace   io.Writer
+	// Warn receives warnings about the configuration met while composing
+	// (a broken [tool.NAME]); nil drops them.
+	Warn func(string)
 	// Model resolves an alias to a model and its client; nil resolves
 	// from config with provider.New. Tests replace it with a fake.
 	Model func(ctx context.Context, alias string) (*config.ResolvedModel, llm.Client, error)
@@ -163,11 +172,10 @@ type composer struct {
 	budget *runBudget
 }
 
-func (c *Core) now() time.Time {
-	if c.Now != nil {
-		return c.Now()
+func (x *composer) warn(s string) {
+	if x.Warn != nil {
+		x.Warn(s)
 	}
-	return time.Now()
 }
 
 // Run answers q: session and defaults, tools and preload stages, model,
@@ -233,13 +241,6 @@ func (c *Core) run(ctx context.Context, q Request, emit func(turn.Event)) (_ *tu
 	} else if err := leanMemoryTrigger(ctx, x, req, emit); err != nil {
 		return nil, err
 	}
-	if q.Session == nil && q.ResearchSet && !q.Lean {
-		// As the original (asky-behavior.md §5.1 step 2): research without
-		// a session gets its own, so findings of unrelated runs stay apart.
-		if err := x.researchSession(ctx, st, req, emit); err != nil {
-			return nil, err
-		}
-	}
 	model, client, err := x.model(ctx, q.Model)
 	if err != nil {
 		return nil, err
@@ -248,6 +249,14 @@ func (c *Core) run(ctx context.Context, q Request, emit func(turn.Event)) (_ *tu
 		emit(turn.Event{Kind: turn.EventDebug, Text: fmt.Sprintf("using detected model %s (%s at %s)", model.ID, model.APIName, model.BaseURL)})
 	}
 	req.Model, req.Client = model, client
+	if q.Session == nil && q.ResearchSet && !q.Lean {
+		// As the original (asky-behavior.md §5.1 step 2): research without
+		// a session gets its own, so findings of unrelated runs stay apart.
+		// Created once the model resolves: a failed run leaves none.
+		if err := x.researchSession(ctx, st, req, emit); err != nil {
+			return nil, err
+		}
+	}
 	if !q.Lean {
 		req.CompactTool = newCompactor(x, req).compact
 		req.CompactionPct = cfg.Session.CompactionThreshold

@@ -26,7 +26,7 @@ func ApplySessionDefaults(q *Request, s *store.Session) {
 	if q.SystemPrompt == "" {
 		q.SystemPrompt = d.SystemPrompt
 	}
-	if len(q.ToolOff) == 0 {
+	if len(q.ToolOff) == 0 && !q.ToolsReset {
 		q.ToolOff = append([]string(nil), d.ToolOff...)
 	}
 	if q.Shortlist == "" {
@@ -36,6 +36,7 @@ func ApplySessionDefaults(q *Request, s *store.Session) {
 		q.Research, q.ResearchSet = *d.Research, true
 	}
 	q.Summarize = q.Summarize || d.Summarize
+	q.ElephantMode = q.ElephantMode || s.MemoryAutoExtract
 }
 
 // prepare runs after the model is resolved and before the engine: it names

@@ -57,6 +57,7 @@ func (x *composer) canSummarize(ctx context.Context) bool {
 		_, _, err := x.Model(ctx, alias)
 		return err == nil
 	}
-	_, err := x.cfg.LookupModel(ctx, alias, x.Env())
+	// No local-server probe: listing tools stays instant.
+	_, err := x.cfg.LookupModel(ctx, alias, config.Env{Getenv: x.Getenv})
 	return err == nil
 }

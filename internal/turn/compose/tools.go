@@ -17,6 +17,7 @@ var extensions = []extension{
 	memoryExtension,
 	webExtension,
 	researchExtension,
+	customExtension,
 	shortlistExtension,
 	evidenceExtension,
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/askygo/asky/internal/research"
 	"github.com/askygo/asky/internal/store"
 	"github.com/askygo/asky/internal/turn/compose"
+	"github.com/askygo/asky/internal/usage"
 )
 
 // Main runs asky with the process arguments and returns the exit code.
@@ -35,6 +36,14 @@ func Run(args []string, f *cmdutil.Factory) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
 	defer f.Close()
+	// Embedding calls of any command (corpus ingest, memory add) are
+	// recorded in the usage ledger; turns record with their session.
+	ctx = llm.WithMeter(ctx, llm.MeterFunc(func(ctx context.Context, c llm.Call) {
+		if st, err := f.Store(); err == nil {
+			e := usage.Event(nil, c)
+			_ = st.RecordUsage(ctx, &e)
+		}
+	}))
 
 	root := NewCmdRoot(f)
 	root.SetArgs(TranslateLegacyArgs(args))

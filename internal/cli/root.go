@@ -13,10 +13,12 @@ import (
 	"github.com/askygo/asky/internal/cli/corpus"
 	"github.com/askygo/asky/internal/cli/daemon"
 	"github.com/askygo/asky/internal/cli/history"
+	"github.com/askygo/asky/internal/cli/job"
 	"github.com/askygo/asky/internal/cli/memory"
 	"github.com/askygo/asky/internal/cli/prompts"
 	"github.com/askygo/asky/internal/cli/query"
 	"github.com/askygo/asky/internal/cli/session"
+	"github.com/askygo/asky/internal/cli/usagecmd"
 )
 
 // NewCmdRoot builds the whole command tree. The root command is itself the
@@ -60,7 +62,7 @@ func NewCmdRoot(f *cmdutil.Factory) *cobra.Command {
 		}
 	}
 	add("ask", query.NewCmdQuery(f, nil))
-	add("data", history.NewCmdHistory(f), session.NewCmdSession(f), memory.NewCmdMemory(f), corpus.NewCmdCorpus(f), prompts.NewCmdPrompts(f))
+	add("data", history.NewCmdHistory(f), session.NewCmdSession(f), memory.NewCmdMemory(f), corpus.NewCmdCorpus(f), prompts.NewCmdPrompts(f), usagecmd.NewCmdUsage(f, nil), job.NewCmdJob(f))
 	add("setup", configcmd.NewCmdConfig(f), daemon.NewCmdDaemon(f, remoteCommands{f: f}), completion.NewCmdCompletion(f), newCmdVersion())
 	root.SetHelpCommand(newCmdHelp(root))
 	root.SetHelpCommandGroupID("setup")

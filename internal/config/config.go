@@ -49,7 +49,11 @@ type Config struct {
 type General struct {
 	DefaultModel       string `toml:"default_model"`
 	SummarizationModel string `toml:"summarization_model"`
-	MaxTurns           int    `toml:"max_turns"`
+	// FastPaths answers a few exact phrases ("call me X", "remember …",
+	// "forget …", "what do you remember about me") locally, without a
+	// model call.
+	FastPaths bool `toml:"fast_paths"`
+	MaxTurns  int  `toml:"max_turns"`
 	// RequestTimeout is the per-request LLM timeout in seconds.
 	RequestTimeout int `toml:"request_timeout"`
 	// StreamIdleTimeout is the longest gap, in seconds, allowed between two
@@ -102,6 +106,10 @@ type Model struct {
 	// PriceIn and PriceOut are USD per million tokens, used for cost.
 	PriceIn  float64 `toml:"price_in,omitzero"`
 	PriceOut float64 `toml:"price_out,omitzero"`
+	// PriceCacheRead and PriceCacheWrite price prompt-cache tokens; zero
+	// means price_in (see Prices).
+	PriceCacheRead  float64 `toml:"price_cache_read,omitzero"`
+	PriceCacheWrite float64 `toml:"price_cache_write,omitzero"`
 	// SourceShortlistEnabled mirrors the original's per-model override.
 	SourceShortlistEnabled *bool `toml:"source_shortlist_enabled,omitempty"`
 	ImageSupport           bool  `toml:"image_support,omitempty"`
@@ -119,6 +127,9 @@ type Limits struct {
 	RetryBudget            int `toml:"retry_budget"` // seconds of waiting across all retries of one call; 0 = no bound
 	SearchTimeout          int `toml:"search_timeout"`
 	FetchTimeout           int `toml:"fetch_timeout"`
+	// DailyCostUSD refuses new questions once today's recorded cost
+	// reaches it; zero means no limit.
+	DailyCostUSD float64 `toml:"daily_cost_usd,omitzero"`
 }
 
 // Summarizer holds the [summarizer] table.
@@ -190,6 +201,9 @@ type Memory struct {
 	RecallMinSimilarity float64  `toml:"recall_min_similarity"`
 	DedupThreshold      float64  `toml:"dedup_threshold"`
 	GlobalTriggers      []string `toml:"global_triggers"`
+	// MarkdownDir, when set, mirrors every memory as markdown there
+	// (MEMORY.md and daily logs); relative to the config directory.
+	MarkdownDir string `toml:"markdown_dir"`
 }
 
 // Fetch holds the [fetch] table for the guarded web client.

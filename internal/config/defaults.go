@@ -6,6 +6,7 @@ package config
 func Defaults() *Config {
 	return &Config{
 		General: General{
+			FastPaths:            true,
 			MaxTurns:             20,
 			RequestTimeout:       60,
 			StreamIdleTimeout:    60,

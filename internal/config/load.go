@@ -173,6 +173,12 @@ func loadWith(getenv func(string) string, overlay map[string][]byte) (*Config, e
 	if strings.HasSuffix(cfg.General.MarkdownStyle, ".json") {
 		cfg.General.MarkdownStyle = expandHome(cfg.General.MarkdownStyle, getenv)
 	}
+	if d := cfg.Memory.MarkdownDir; d != "" {
+		if d = expandHome(d, getenv); !filepath.IsAbs(d) {
+			d = filepath.Join(paths.ConfigDir, d)
+		}
+		cfg.Memory.MarkdownDir = d
+	}
 	cfg.normalize()
 	if err := cfg.validate(); err != nil {
 		return nil, err
@@ -230,6 +236,9 @@ func (c *Config) validate() error {
 		path := append(append([]string(nil), ch.table...), ch.k)
 		key := formatKey(path)
 		errs = append(errs, &ValueError{File: c.origins[key], Key: key, Line: c.keyLine(path), Message: ch.msg})
+	}
+	if key, msg := c.validateCost(); key != "" {
+		errs = append(errs, &ValueError{File: c.origins[key], Key: key, Line: c.keyLine(strings.Split(key, ".")), Message: msg})
 	}
 	add(c.validateExtras())
 	errs = append(errs, c.negativeValues()...)

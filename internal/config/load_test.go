@@ -345,7 +345,7 @@ func TestLoadReportsAllErrorsSorted(t *testing.T) {
 		cfgFile + ":2: general.max_turns: must not be negative, got -1",
 		cfgFile + ":6: research.chunk_size: must not be negative, got -5",
 		cfgFile + ":11: models.m.context_size: must not be negative, got -100",
-		cfgFile + ":12: models.m.price_in: must not be negative, got -0.5",
+		cfgFile + ":12: models.m.price_in: must be a positive USD price",
 		resFile + ":2: research.max_chunks_per_retrieval: must not be negative, got -3",
 	}
 	got := errs.Messages()

@@ -345,7 +345,7 @@ func (r *run) call(ctx context.Context, system string, withTools bool, purpose s
 	}
 	r.partial.Reset()
 	t0 := time.Now()
-	resp, err := r.req.Client.Chat(ctx, req, func(d llm.Delta) {
+	resp, err := r.req.Client.Chat(llm.WithPurpose(ctx, llm.PurposeAnswer), req, func(d llm.Delta) {
 		switch d.Kind {
 		case llm.DeltaText:
 			r.partial.WriteString(d.Text)
@@ -364,7 +364,8 @@ func (r *run) call(ctx context.Context, system string, withTools bool, purpose s
 	c := store.LLMCall{Purpose: purpose, Model: req.Model, PromptTokens: resp.Usage.PromptTokens,
 		CompletionTokens: resp.Usage.CompletionTokens, LatencyMS: time.Since(t0).Milliseconds()}
 	if m := r.req.Model; m != nil {
-		c.CostUSD = (float64(c.PromptTokens)*m.PriceIn + float64(c.CompletionTokens)*m.PriceOut) / 1e6
+		u := resp.Usage
+		c.CostUSD, _ = m.Prices().Cost(u.PromptTokens, u.CompletionTokens, u.CacheReadTokens, u.CacheWriteTokens)
 	}
 	r.calls = append(r.calls, c)
 	return resp, nil

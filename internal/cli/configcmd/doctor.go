@@ -100,6 +100,7 @@ func doctorRun(ctx context.Context, opts *DoctorOptions) error {
 	rep := &doctorReport{}
 	if cfg := checkConfig(rep, opts); cfg != nil {
 		checkModel(ctx, rep, opts, cfg)
+		checkPrices(rep, cfg)
 		checkDatabase(ctx, rep, opts, cfg)
 		checkSearch(rep, opts, cfg)
 		checkCustomTools(rep, opts, cfg)

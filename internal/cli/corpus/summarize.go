@@ -16,6 +16,7 @@ import (
 	"github.com/askygo/asky/internal/llm/provider"
 	"github.com/askygo/asky/internal/render"
 	"github.com/askygo/asky/internal/research"
+	"github.com/askygo/asky/internal/usage"
 )
 
 // SummarizeOptions are the flags of `corpus summarize`.
@@ -105,6 +106,7 @@ func summarizeRun(ctx context.Context, opts *SummarizeOptions) error {
 	if err != nil {
 		return err
 	}
+	client = llm.Metered(client, &usage.Recorder{Ledger: st, Model: model})
 	title := src.Title
 	if label != "" {
 		title += " › " + label
@@ -112,7 +114,7 @@ func summarizeRun(ctx context.Context, opts *SummarizeOptions) error {
 	if opts.IO.IsStderrTTY() {
 		fmt.Fprintf(opts.IO.ErrOut, "summarizing %s (%d chars) with %s…\n", render.SanitizeLine(title), len(text), model.ID)
 	}
-	sum, err := research.Summarize(ctx, client, model.ID, title, text, opts.Detail)
+	sum, err := research.Summarize(llm.WithPurpose(ctx, llm.PurposeSummary), client, model.ID, title, text, opts.Detail)
 	if err != nil {
 		return err
 	}

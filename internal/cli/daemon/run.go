@@ -18,11 +18,13 @@ import (
 
 	"github.com/askygo/asky/internal/build"
 	"github.com/askygo/asky/internal/cli/cmdutil"
+	"github.com/askygo/asky/internal/cli/job"
 	"github.com/askygo/asky/internal/cli/query"
 	"github.com/askygo/asky/internal/config"
 	"github.com/askygo/asky/internal/daemon"
 	"github.com/askygo/asky/internal/daemon/transport/http"
 	"github.com/askygo/asky/internal/iostreams"
+	"github.com/askygo/asky/internal/store"
 )
 
 // RunOptions are the inputs of `daemon run`.
@@ -130,9 +132,20 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 	}
 	fmt.Fprintf(opts.IO.ErrOut, "asky daemon %s serving %s (pid %d)\n", build.Version, strings.Join(dc.Transports(), ", "), os.Getpid())
 
+	// Scheduled jobs run beside the transports, through the same core.
+	// Chat transports that can deliver answers register a jobs.Notifier
+	// for their target kind in sched.Notifiers.
+	sched, err := job.NewScheduler(opts.Factory, func(line string) { fmt.Fprintln(opts.IO.ErrOut, line) })
+	if err != nil {
+		closeAll(runs)
+		return err
+	}
 	start := time.Now()
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	jobsDone := make(chan struct{})
+	go func() { defer close(jobsDone); sched.Loop(runCtx) }()
+	defer func() { cancel(); <-jobsDone }()
 	var wg sync.WaitGroup
 	errs := make([]error, len(runs))
 	for i, r := range runs {
@@ -223,6 +236,7 @@ func httpTransport(ctx context.Context, opts *RunOptions, cfg *config.Config, dc
 		Version:      build.Version,
 		Models:       func() []httpapi.Model { return models(cfg, opts.Factory.Getenv) },
 		AskResult:    query.JSONResult,
+		Usage:        usageLedger{opts.Factory.Store},
 		Log:          opts.IO.ErrOut,
 		Now:          opts.Factory.Now,
 		Rate:         rate.Limit(dc.HTTP.Rate),
@@ -271,4 +285,15 @@ func models(cfg *config.Config, getenv func(string) string) []httpapi.Model {
 		list = append(list, httpapi.Model{Alias: a, ID: cfg.Models[a].ID, Default: a == def})
 	}
 	return list
+}
+
+// usageLedger opens the store on the first GET /v1/usage.
+type usageLedger struct{ open func() (*store.Store, error) }
+
+func (u usageLedger) UsageSince(ctx context.Context, since time.Time) ([]store.UsageEvent, error) {
+	st, err := u.open()
+	if err != nil {
+		return nil, err
+	}
+	return st.UsageSince(ctx, since)
 }

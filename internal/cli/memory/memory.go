@@ -28,7 +28,10 @@ func NewCmdMemory(f *cmdutil.Factory) *cobra.Command {
 			a document stays unconfirmed until you run memory confirm.
 
 			Configure recall in the [memory] table: enabled, recall_top_k,
-			recall_min_similarity, dedup_threshold, global_triggers.
+			recall_min_similarity, dedup_threshold, global_triggers. With
+			markdown_dir set, every memory is mirrored there as markdown: MEMORY.md
+			(edit it with memory edit, or by hand and run memory reindex) and a
+			daily log YYYY-MM-DD.md of every fact added, updated or removed.
 		`),
 		Example: heredoc.Doc(`
 			$ asky memory add "I prefer answers with code in Go"
@@ -45,6 +48,13 @@ func NewCmdMemory(f *cmdutil.Factory) *cobra.Command {
 		NewCmdConfirm(f, nil),
 		NewCmdClear(f, nil),
 		NewCmdSearch(f, nil),
+		NewCmdEdit(f, nil),
+		NewCmdExport(f, nil),
+		NewCmdImport(f, nil),
+		NewCmdReindex(f, nil),
 	)
+	// Whatever a verb changed lands in [memory] markdown_dir.
+	d := newDeps(f)
+	cmd.PersistentPostRunE = func(c *cobra.Command, _ []string) error { return syncMirror(c.Context(), d) }
 	return cmdutil.StrictGroup(cmd)
 }

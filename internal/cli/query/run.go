@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/askygo/asky/internal/cli/cmdutil"
+	clisession "github.com/askygo/asky/internal/cli/session"
 	"github.com/askygo/asky/internal/iostreams"
 	"github.com/askygo/asky/internal/llm"
 	"github.com/askygo/asky/internal/tools"
@@ -84,6 +85,12 @@ func run(ctx context.Context, opts *Options) error {
 	}
 	if opts.Factory.Verbosity > 1 {
 		core.Trace = out.traceWriter()
+	}
+	if opts.IO.IsStdinTTY() && opts.IO.IsStderrTTY() {
+		q.Confirm = func(question string) bool {
+			out.pauseStatus()
+			return clisession.Confirm(opts.IO.In, opts.IO.ErrOut, question)
+		}
 	}
 	res, err := core.Run(ctx, q, out.event)
 	if se := (*turn.SaveError)(nil); errors.As(err, &se) && res != nil {

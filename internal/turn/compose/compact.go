@@ -3,6 +3,7 @@ package compose
 import (
 	"context"
 	"encoding/json"
+	"github.com/askygo/asky/internal/llm"
 	"regexp"
 	"strings"
 	"sync"
@@ -38,6 +39,7 @@ func newCompactor(x *composer, req *turn.Request) *compactor {
 
 // compact implements turn.Request.CompactTool.
 func (c *compactor) compact(ctx context.Context, tool, content string) (string, bool) {
+	ctx = llm.WithPurpose(ctx, llm.PurposeCompaction)
 	switch tool {
 	case tools.GetURLContentName:
 		return c.compactPages(ctx, content)

@@ -29,6 +29,7 @@ import (
 	"github.com/askygo/asky/internal/store"
 	"github.com/askygo/asky/internal/tools"
 	"github.com/askygo/asky/internal/turn"
+	"github.com/askygo/asky/internal/usage"
 )
 
 // Request is one question as a front end hands it to the core. Zero
@@ -79,6 +80,13 @@ type Request struct {
 	// local commands must stay off unless enabled for remote use
 	// (reliability.md §3.8).
 	Remote bool
+	// Confirm asks the user a yes/no question (a fast-path "forget …"
+	// that matches several memories); nil when nobody can answer (no
+	// terminal, the daemon).
+	Confirm func(question string) bool
+	// MaxCostUSD stops the turn once its priced calls cost more (a job
+	// run's budget); zero: no limit besides [limits] daily_cost_usd.
+	MaxCostUSD float64
 }
 
 // Core runs turns for every front end. The CLI builds one per invocation
@@ -159,6 +167,10 @@ type composer struct {
 	// shortlisted counts the shortlist's kept candidates (evidence
 	// extraction runs only with few of them).
 	shortlisted int
+	// emit is the request's event sink (nil while only listing tools).
+	emit func(turn.Event)
+	// budget enforces Request.MaxCostUSD (nil: none).
+	budget *runBudget
 }
 
 func (x *composer) warn(s string) {
@@ -174,6 +186,12 @@ func (c *Core) Run(ctx context.Context, q Request, emit func(turn.Event)) (*turn
 	if emit == nil {
 		emit = func(turn.Event) {}
 	}
+	res, err := c.run(ctx, q, emit)
+	c.mirrorMemory(ctx, q.Remote, emit)
+	return res, err
+}
+
+func (c *Core) run(ctx context.Context, q Request, emit func(turn.Event)) (_ *turn.Result, err error) {
 	cfg, err := c.Config()
 	if err != nil {
 		return nil, err
@@ -182,11 +200,27 @@ func (c *Core) Run(ctx context.Context, q Request, emit func(turn.Event)) (*turn
 	if err != nil {
 		return nil, err
 	}
-	x := &composer{Core: c, cfg: cfg, q: &q}
+	x := &composer{Core: c, cfg: cfg, q: &q, emit: emit}
 	if q.Session == nil && q.SessionName != "" {
 		if q.Session, err = findOrCreateSession(ctx, st, q.SessionName); err != nil {
 			return nil, err
 		}
+	}
+	if res, ok, err := x.fastPath(ctx, st); ok || err != nil {
+		return res, err
+	}
+	if err := usage.CheckBudget(ctx, st, cfg.Limits.DailyCostUSD, c.now()); err != nil {
+		return nil, err
+	}
+	if r := x.recorder(nil); r != nil {
+		ctx = llm.WithMeter(ctx, r)
+	}
+	if q.MaxCostUSD > 0 {
+		var cancel context.CancelCauseFunc
+		ctx, cancel = context.WithCancelCause(ctx)
+		defer cancel(nil)
+		x.budget = &runBudget{limit: q.MaxCostUSD, cancel: cancel}
+		defer func() { x.budget.explain(&err) }()
 	}
 	if q.Session != nil {
 		ApplySessionDefaults(&q, q.Session)
@@ -246,20 +280,58 @@ func (c *Core) Tools(ctx context.Context, q Request) (*tools.Registry, error) {
 	return buildTools(ctx, x, &turn.Request{Query: q.Question})
 }
 
-// model resolves the alias and builds its client.
+// model resolves the alias and builds its client, metered into the usage
+// ledger: every model call of a turn (answer, summaries, compaction,
+// extraction) goes through a client built here.
 func (x *composer) model(ctx context.Context, alias string) (*config.ResolvedModel, llm.Client, error) {
+	var (
+		m      *config.ResolvedModel
+		client llm.Client
+		err    error
+	)
 	if x.Model != nil {
-		return x.Model(ctx, alias)
+		m, client, err = x.Model(ctx, alias)
+	} else if m, err = x.cfg.ResolveModel(ctx, alias, x.Env()); err == nil {
+		client, err = provider.New(m, x.HTTPClient(), x.clientOptions())
 	}
-	m, err := x.cfg.ResolveModel(ctx, alias, x.Env())
 	if err != nil {
 		return nil, nil, err
 	}
-	client, err := provider.New(m, x.HTTPClient(), x.clientOptions())
-	if err != nil {
-		return nil, nil, err
+	return m, x.metered(m, client), nil
+}
+
+// metered wraps client so its calls are recorded in the usage ledger
+// under the request's session.
+func (x *composer) metered(m *config.ResolvedModel, client llm.Client) llm.Client {
+	if x.listing {
+		return client
 	}
-	return m, client, nil
+	if r := x.recorder(m); r != nil {
+		return llm.Metered(client, r)
+	}
+	return client
+}
+
+// recorder is the usage ledger's meter for calls to m (nil m: calls that
+// carry their own model name and have no configured price, embeddings).
+func (x *composer) recorder(m *config.ResolvedModel) *usage.Recorder {
+	st, err := x.Store()
+	if err != nil {
+		return nil
+	}
+	return &usage.Recorder{Ledger: st, Model: m,
+		Session: func() int64 {
+			if x.q.Session != nil {
+				return x.q.Session.ID
+			}
+			return 0
+		},
+		OnError: func(err error) {
+			if x.emit != nil {
+				x.emit(turn.Event{Kind: turn.EventNotice, Text: err.Error()})
+			}
+		},
+		Spent: x.budget.spend}
 }
 
 // clientOptions maps config onto the provider options. In the config 0

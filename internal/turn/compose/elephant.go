@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/askygo/asky/internal/llm"
 	"github.com/askygo/asky/internal/turn"
 )
 
@@ -61,7 +62,10 @@ func (c *Core) AfterAnswer(ctx context.Context, q Request, res *turn.Result, emi
 		notice("elephant mode: " + err.Error())
 		return
 	}
-	got, err := svc.Extract(ctx, client, model.ID, q.Question, q.Session.ID)
+	got, err := svc.Extract(llm.WithPurpose(ctx, llm.PurposeExtraction), client, model.ID, q.Question, q.Session.ID)
+	if len(got) > 0 {
+		defer c.mirrorMemory(ctx, q.Remote, emit)
+	}
 	updated := 0
 	for _, e := range got {
 		what := "new"

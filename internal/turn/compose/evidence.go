@@ -67,7 +67,7 @@ func (x *composer) askJSON(ctx context.Context, req *turn.Request, system, user 
 	if err != nil {
 		return err
 	}
-	resp, err := c.Chat(ctx, llm.Request{Model: m.ID, Parameters: map[string]any{"max_tokens": maxTokens},
+	resp, err := c.Chat(llm.WithPurpose(ctx, llm.PurposeExtraction), llm.Request{Model: m.ID, Parameters: map[string]any{"max_tokens": maxTokens},
 		Messages: []llm.Message{{Role: llm.RoleSystem, Content: system}, {Role: llm.RoleUser, Content: user}}}, func(llm.Delta) {})
 	if err != nil {
 		return err

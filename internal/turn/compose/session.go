@@ -62,7 +62,7 @@ func (x *composer) prepare(ctx context.Context, st *store.Store, req *turn.Reque
 		if !req.Lean && req.Model != nil {
 			c := &sess.Compactor{Store: st, ThresholdPct: x.cfg.Session.CompactionThreshold,
 				Strategy: x.cfg.Session.CompactionStrategy, Summarize: summarize}
-			note, err := c.Maybe(ctx, s, req.Model.ContextSize, req.Query+req.Input)
+			note, err := c.Maybe(llm.WithPurpose(ctx, llm.PurposeCompaction), s, req.Model.ContextSize, req.Query+req.Input)
 			if err != nil {
 				if ctx.Err() != nil {
 					return err
@@ -100,7 +100,7 @@ func autoName(ctx context.Context, st *store.Store, s *store.Session, q string) 
 // turn's summarization model, falling back to the turn's own model when
 // the configured one does not resolve.
 func (x *composer) sessionSummarizer(req *turn.Request) sess.Summarizer {
-	fallback := sess.LLMSummarizer(req.Client, modelID(req))
+	fallback := sess.LLMSummarizer(llm.Purposed(req.Client, llm.PurposeSummary), modelID(req))
 	return func(ctx context.Context, text string, maxChars int) (string, error) {
 		m, c, err := x.summarizer(ctx, req)
 		if err != nil {

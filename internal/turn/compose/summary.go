@@ -28,7 +28,7 @@ func (x *composer) summarizer(ctx context.Context, req *turn.Request) (*config.R
 		if req.Model == nil || req.Client == nil {
 			return nil, nil, fmt.Errorf("no summarization model available")
 		}
-		return req.Model, req.Client, nil
+		return req.Model, llm.Purposed(req.Client, llm.PurposeSummary), nil
 	}
 	x.sum.once.Do(func() {
 		x.sum.model, x.sum.client, x.sum.err = x.model(ctx, alias)
@@ -36,7 +36,10 @@ func (x *composer) summarizer(ctx context.Context, req *turn.Request) (*config.R
 			x.sum.err = fmt.Errorf("general.summarization_model: %w", x.sum.err)
 		}
 	})
-	return x.sum.model, x.sum.client, x.sum.err
+	if x.sum.err != nil {
+		return nil, nil, x.sum.err
+	}
+	return x.sum.model, llm.Purposed(x.sum.client, llm.PurposeSummary), nil
 }
 
 // canSummarize reports whether a summarization model resolves for this

@@ -56,6 +56,8 @@ type Options struct {
 	// AskResult renders a turn for POST /v1/ask (the `asky query --json`
 	// contract, owned by the CLI).
 	AskResult func(*turn.Result) any
+	// Usage serves GET /v1/usage (nil: 404).
+	Usage UsageLedger
 	// Log gets one line per request; nil discards.
 	Log io.Writer
 	Now func() time.Time
@@ -114,6 +116,7 @@ func (s *Server) Handler() http.Handler {
 	mux.Handle("GET /v1/models", s.guard(s.models))
 	mux.Handle("POST /v1/chat/completions", s.guard(s.chat))
 	mux.Handle("POST /v1/ask", s.guard(s.ask))
+	mux.Handle("GET /v1/usage", s.guard(s.usageReport))
 	return s.logged(s.checkHost(mux))
 }
 

@@ -116,7 +116,14 @@ func expandPreset(opts *Options, cfg *config.Config) (done bool, err error) {
 	if parsed == nil {
 		return true, nil // the expansion asked for --help
 	}
+	// The expansion's optional flag values (-o PATH, -tl N) come as its
+	// first words, exactly as typed ones do.
+	takeOutputPath(parsed)
+	takeTerminalLines(parsed)
 	mergeOptions(opts, parsed)
+	if err := checkDelivery(opts, cfg); err != nil {
+		return true, err
+	}
 	if parsed.Tools != "" {
 		// --tools in a preset takes its words from the expansion.
 		parsed.Words = opts.Words

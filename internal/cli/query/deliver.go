@@ -38,7 +38,7 @@ func checkDelivery(opts *Options, cfg *config.Config) error {
 		if err != nil {
 			return cmdutil.FlagErrorf("%v", err)
 		}
-		if _, err := deliver.Endpoint(cfg.PushData, spec.Endpoint); err != nil {
+		if err := deliver.CheckPush(cfg.PushData, spec, opts.Factory.Getenv); err != nil {
 			return cmdutil.WithHint(err, "endpoints are [push_data.NAME] tables with url, method, headers and fields")
 		}
 	}

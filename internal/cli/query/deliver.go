@@ -32,6 +32,13 @@ func checkDelivery(opts *Options, cfg *config.Config) error {
 		if cfg.Email.SMTPHost == "" {
 			return cmdutil.WithHint(errors.New("--sendmail needs an SMTP server"), "set [email] smtp_host, smtp_port and from_address in config.toml (password: smtp_password_env or smtp_password_cmd)")
 		}
+		// A password from the environment is checked now; a password
+		// command runs only when the mail is sent.
+		if cfg.Email.SMTPPasswordCmd == "" {
+			if _, _, err := cfg.Email.SMTPCredentials(context.Background(), opts.Factory.Env()); err != nil {
+				return err
+			}
+		}
 	}
 	if opts.PushData != "" {
 		spec, err := deliver.ParsePushSpec(opts.PushData)

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -383,6 +384,10 @@ func (s *Spec) Exec(ctx context.Context, argv []string) (Output, error) {
 	case errors.As(err, &ee):
 		out.ExitCode = ee.ExitCode()
 	case err != nil:
+		var pe *fs.PathError
+		if errors.As(err, &pe) && pe.Op == "chdir" {
+			return out, fmt.Errorf("%s: working_dir %s: %w", s.Name, s.Dir, pe.Err)
+		}
 		if errors.Is(err, exec.ErrNotFound) || errors.Is(err, os.ErrNotExist) {
 			return out, fmt.Errorf("%s: program %q not found", s.Name, argv[0])
 		}

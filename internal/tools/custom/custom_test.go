@@ -290,3 +290,16 @@ func TestSummaryQuotesArguments(t *testing.T) {
 		t.Fatalf("summary %s, want %s", got, want)
 	}
 }
+
+// A working_dir that does not exist is named as such, not blamed on the
+// program.
+func TestExecMissingWorkingDir(t *testing.T) {
+	s, err := Parse("wd", config.CustomTool{Command: "pwd", WorkingDir: filepath.Join(t.TempDir(), "gone")}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = s.Exec(context.Background(), []string{"pwd"})
+	if err == nil || !strings.Contains(err.Error(), "working_dir") || strings.Contains(err.Error(), "not found") {
+		t.Fatalf("err = %v, want the working_dir named", err)
+	}
+}

@@ -19,6 +19,9 @@ var errRemoteDelivery = errors.New("--sendmail and --push-data are not available
 // checkDelivery validates --sendmail/--push-data before the question is
 // asked, so a typo costs no tokens.
 func checkDelivery(opts *Options, cfg *config.Config) error {
+	if opts.Subject != "" && opts.SendMail == "" {
+		return cmdutil.FlagErrorf("--subject is the subject of the --sendmail mail; give --sendmail ADDRESS too")
+	}
 	if opts.SendMail == "" && opts.PushData == "" {
 		return nil
 	}

@@ -144,6 +144,25 @@ func TestHelpAndVersionTouchNothing(t *testing.T) {
 	}
 }
 
+// Optional-value flags show their value name, not the internal no-value
+// marker (`path[=" "]`), and keep working after the help was printed.
+func TestHelpHidesNoValueMarkers(t *testing.T) {
+	for _, args := range [][]string{{"--help"}, {"query", "--help"}, {"help", "query"}} {
+		f, _, out, _ := testFactory(t, nil)
+		if code := Run(args, f); code != 0 {
+			t.Fatalf("%v: exit %d", args, code)
+		}
+		if strings.Contains(out.String(), `[=" "]`) || strings.Contains(out.String(), `[="list"]`) {
+			t.Errorf("%v shows a no-value marker:\n%s", args, out)
+		}
+		for _, want := range []string{"-o, --output path ", "--terminal-lines N ", `-c, --continue-chat selector[="~1"]`} {
+			if !strings.Contains(out.String(), want) {
+				t.Errorf("%v lacks %q", args, want)
+			}
+		}
+	}
+}
+
 func TestBadConfigReportsPosition(t *testing.T) {
 	f, _, _, errOut := testFactory(t, nil)
 	home := f.Getenv("ASKY_HOME")

@@ -92,6 +92,12 @@ func (c *Config) validateExtras() error {
 			return &ValueError{File: c.origins[k], Key: k, Message: fmt.Sprintf("method must be get or post, not %q", m)}
 		}
 	}
+	// The relevance floor is on corpus query's 0–1 scale (--min-score
+	// refuses the same values); above 1 nothing could ever match.
+	if v := c.Research.MinRelevance; v < 0 || v > 1 {
+		k := "research.min_relevance"
+		return &ValueError{File: c.origins[k], Key: k, Message: fmt.Sprintf("must be between 0 and 1, got %g", v)}
+	}
 	if c.General.TerminalContextLines < 0 {
 		k := "general.terminal_context_lines"
 		return &ValueError{File: c.origins[k], Key: k, Message: fmt.Sprintf("must not be negative, got %d", c.General.TerminalContextLines)}

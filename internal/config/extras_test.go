@@ -13,6 +13,8 @@ func TestExtrasValidated(t *testing.T) {
 		"[email]\nsmtp_port = 70000\n":                                "email.smtp_port",
 		"[push_data.hook]\nurl = \"http://h\"\nmethod = \"delete\"\n": "push_data.hook.method",
 		"[general]\nterminal_context_lines = -2\n":                    "general.terminal_context_lines",
+		"[research]\nmin_relevance = 5\n":                             "research.min_relevance",
+		"[research]\nmin_relevance = -0.1\n":                          "research.min_relevance",
 	}
 	for body, key := range cases {
 		dir, getenv := home(t, map[string]string{"config.toml": body})

@@ -73,13 +73,9 @@ func Endpoint(endpoints map[string]config.PushEndpoint, name string) (config.Pus
 // client: endpoints are the user's own configuration). It returns the
 // response status line.
 func Push(ctx context.Context, client *http.Client, endpoints map[string]config.PushEndpoint, spec PushSpec, a Answer, getenv func(string) string) (string, error) {
-	ep, err := Endpoint(endpoints, spec.Endpoint)
+	ep, u, err := checkEndpoint(endpoints, spec, getenv)
 	if err != nil {
 		return "", err
-	}
-	u, err := url.Parse(ep.URL)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return "", fmt.Errorf("push_data.%s.url must be an http(s) URL, got %q", spec.Endpoint, ep.URL)
 	}
 	payload, err := buildPayload(ep.Fields, spec.Params, a, getenv)
 	if err != nil {
@@ -114,11 +110,7 @@ func Push(ctx context.Context, client *http.Client, endpoints map[string]config.
 	}
 	for k, v := range ep.Headers {
 		if name, ok := strings.CutSuffix(k, "_env"); ok {
-			val := getenv(v)
-			if val == "" {
-				return "", fmt.Errorf("push_data.%s.headers.%s: environment variable %s is not set", spec.Endpoint, k, v)
-			}
-			req.Header.Set(name, val)
+			req.Header.Set(name, getenv(v))
 			continue
 		}
 		req.Header.Set(k, v)
@@ -133,6 +125,40 @@ func Push(ctx context.Context, client *http.Client, endpoints map[string]config.
 		return "", fmt.Errorf("push to %s: %s answered %s", spec.Endpoint, u.Host, resp.Status)
 	}
 	return resp.Status, nil
+}
+
+// CheckPush reports what would make Push fail before anything is sent:
+// an unknown or disabled endpoint, a bad URL, a header variable that is
+// not set, or a ${param} field the spec does not give. The CLI calls it
+// before asking, so a missing ?param costs no tokens.
+func CheckPush(endpoints map[string]config.PushEndpoint, spec PushSpec, getenv func(string) string) error {
+	ep, _, err := checkEndpoint(endpoints, spec, getenv)
+	if err != nil {
+		return err
+	}
+	if _, err := buildPayload(ep.Fields, spec.Params, Answer{}, getenv); err != nil {
+		return fmt.Errorf("push_data.%s: %w", spec.Endpoint, err)
+	}
+	return nil
+}
+
+// checkEndpoint returns the endpoint of spec and its URL, with every
+// header variable set.
+func checkEndpoint(endpoints map[string]config.PushEndpoint, spec PushSpec, getenv func(string) string) (config.PushEndpoint, *url.URL, error) {
+	ep, err := Endpoint(endpoints, spec.Endpoint)
+	if err != nil {
+		return ep, nil, err
+	}
+	u, err := url.Parse(ep.URL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return ep, nil, fmt.Errorf("push_data.%s.url must be an http(s) URL, got %q", spec.Endpoint, ep.URL)
+	}
+	for k, v := range ep.Headers {
+		if _, ok := strings.CutSuffix(k, "_env"); ok && getenv(v) == "" {
+			return ep, nil, fmt.Errorf("push_data.%s.headers.%s: environment variable %s is not set", spec.Endpoint, k, v)
+		}
+	}
+	return ep, u, nil
 }
 
 // buildPayload resolves the endpoint's fields as the original: static

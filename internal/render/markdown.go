@@ -53,14 +53,20 @@ func NewRenderer(width int, style string) (*glamour.TermRenderer, error) {
 	)
 }
 
-// Markdown renders md for a terminal of width columns. On error it returns
-// the raw markdown so output is never lost.
+// Markdown renders md for a terminal of width columns. A style that does
+// not load ($GLAMOUR_STYLE=nonsense) falls back to the plain style, as the
+// streaming renderer does; on any other error it returns the markdown
+// unrendered so output is never lost, but sanitized like rendered output:
+// the fallback must not let model text write to the terminal.
 func Markdown(md string, width int, style string) string {
+	md = Sanitize(md)
 	r, err := NewRenderer(width, style)
 	if err != nil {
-		return md
+		if r, err = NewRenderer(width, NoColor); err != nil {
+			return md
+		}
 	}
-	out, err := r.Render(Sanitize(md))
+	out, err := r.Render(md)
 	if err != nil {
 		return md
 	}

@@ -92,6 +92,18 @@ func TestMarkdownFallsBackToRaw(t *testing.T) {
 	}
 }
 
+// A style that does not load must neither drop the rendering nor let raw
+// escape sequences from the answer through to the terminal.
+func TestMarkdownBadStyleIsSanitized(t *testing.T) {
+	got := Markdown("# Title\n\nclip \x1b]52;c;ZXZpbA==\x07 done", 80, "no-such-style")
+	if strings.ContainsAny(got, "\x1b\x07") {
+		t.Fatalf("escape sequence passed through: %q", got)
+	}
+	if !strings.Contains(got, "Title") || !strings.Contains(got, "done") {
+		t.Fatalf("got %q", got)
+	}
+}
+
 func TestChooseStyle(t *testing.T) {
 	env := func(v string) func(string) string {
 		return func(k string) string {

@@ -63,10 +63,14 @@ func Intent(query string) string {
 // model's source_shortlist_enabled; general.shortlist_enabled;
 // source_shortlist.enabled with the per-mode flag.
 func Decide(p PolicyInput) Decision {
-	if p.Lean {
-		return Decision{Reason: "off: lean mode"}
-	}
 	ov := strings.ToLower(strings.TrimSpace(p.Override))
+	if p.Lean {
+		r := "off: lean mode"
+		if ov == "on" {
+			r += " (overrides --shortlist on)"
+		}
+		return Decision{Reason: r}
+	}
 	if p.LocalOnly {
 		r := "off: research_source_mode is local_only"
 		if ov == "on" {

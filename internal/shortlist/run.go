@@ -54,7 +54,11 @@ func (s *Shortlister) Run(ctx context.Context, in Input, progress func(Event)) (
 	if s.Embedder != nil {
 		reserve = min(time.Duration(float64(o.Budget)*scoreShareEmbed), maxScoreReserveE)
 	}
-	fetchCtx, cancelFetch := context.WithTimeout(runCtx, o.Budget-reserve)
+	// Each stage's cut names its own deadline: a search stopped after 2.4 s
+	// must not read "cut by the shortlist budget (6s)".
+	fetchDeadline := o.Budget - reserve
+	searchDeadline := time.Duration(float64(o.Budget) * searchShare)
+	fetchCtx, cancelFetch := context.WithTimeout(runCtx, fetchDeadline)
 	defer cancelFetch()
 
 	seeds, query := parsePrompt(in.Prompt)
@@ -81,17 +85,17 @@ func (s *Shortlister) Run(ctx context.Context, in Input, progress func(Event)) (
 	go func() { defer wg.Done(); seedGot = s.fetchAll(fetchCtx, seeds) }()
 	go func() {
 		defer wg.Done()
-		sctx, c := context.WithTimeout(runCtx, time.Duration(float64(o.Budget)*searchShare))
+		sctx, c := context.WithTimeout(runCtx, searchDeadline)
 		defer c()
 		searched, searchEr = s.searchAll(sctx, res.SearchQueries, searchBudget(o.SearchResultCount, len(res.SearchQueries)))
 	}()
 	wg.Wait()
 	for i, err := range searchEr {
 		if err != nil {
-			res.Failures = append(res.Failures, Failure{Stage: "search", Reason: fmt.Sprintf("%q: %s", res.SearchQueries[i], reason(err, o.Budget))})
+			res.Failures = append(res.Failures, Failure{Stage: "search", Reason: fmt.Sprintf("%q: %s", res.SearchQueries[i], reason(err, searchDeadline))})
 		}
 	}
-	cands := o.collect(res, seeds, seedGot, searched)
+	cands := o.collect(res, seeds, seedGot, searched, fetchDeadline)
 	res.Stats.Collected = len(cands)
 	res.Stats.Collect = time.Now().Sub(start)
 	emit("collect", len(cands), res.Stats.Collect)
@@ -108,7 +112,7 @@ func (s *Shortlister) Run(ctx context.Context, in Input, progress func(Event)) (
 	}
 	for k, r := range s.fetchAll(fetchCtx, urls) {
 		if r.err != nil {
-			res.Failures = append(res.Failures, Failure{Stage: "fetch", URL: r.url, Reason: reason(r.err, o.Budget)})
+			res.Failures = append(res.Failures, Failure{Stage: "fetch", URL: r.url, Reason: reason(r.err, fetchDeadline)})
 			continue
 		}
 		cands[idx[k]].page = r.page
@@ -140,7 +144,7 @@ func (s *Shortlister) Run(ctx context.Context, in Input, progress func(Event)) (
 
 // collect turns seeds, seed-page links and search hits into one deduped
 // candidate list (§5.5 step 3), seeds first, capped at max_candidates.
-func (o Options) collect(res *Result, seeds []string, seedGot []fetchResult, searched [][]search.Result) []*cand {
+func (o Options) collect(res *Result, seeds []string, seedGot []fetchResult, searched [][]search.Result, fetchDeadline time.Duration) []*cand {
 	var out []*cand
 	seen := map[string]bool{}
 	add := func(c *cand) bool {
@@ -159,7 +163,7 @@ func (o Options) collect(res *Result, seeds []string, seedGot []fetchResult, sea
 	for i, u := range seeds {
 		c := &cand{Candidate: Candidate{URL: u, Source: SourceSeed}}
 		if r := seedGot[i]; r.err != nil {
-			res.Failures = append(res.Failures, Failure{Stage: "fetch", URL: u, Reason: reason(r.err, o.Budget)})
+			res.Failures = append(res.Failures, Failure{Stage: "fetch", URL: u, Reason: reason(r.err, fetchDeadline)})
 		} else {
 			c.page = r.page
 		}

@@ -131,8 +131,8 @@ func TestRunSlowProviderCutBySearchShare(t *testing.T) {
 	if took := time.Since(start); took > 350*time.Millisecond {
 		t.Fatalf("search stage took %s; it may use 40%% of %s", took, o.Budget)
 	}
-	if len(res.Failures) != 1 || !strings.Contains(res.Failures[0].Reason, "cut by the shortlist budget") {
-		t.Fatalf("failures = %+v", res.Failures)
+	if len(res.Failures) != 1 || !strings.Contains(res.Failures[0].Reason, "cut by the shortlist budget (200ms)") {
+		t.Fatalf("failures = %+v; the cut should name the search stage's 200ms", res.Failures)
 	}
 }
 

@@ -130,12 +130,19 @@ func shellQuote(p string) string {
 	return "'" + strings.ReplaceAll(p, "'", `'\''`) + "'"
 }
 
+// uriPath escapes path for a "file:" URI, where "?" starts the parameters,
+// "#" a fragment and "%" an escape: unescaped, a home such as
+// ~/my#notes would open (and create) ~/my instead.
+func uriPath(path string) string {
+	return strings.NewReplacer("%", "%25", "?", "%3f", "#", "%23").Replace(path)
+}
+
 // DSN builds the connection string: every pragma lives in the DSN so each
 // pooled connection gets it, and _txlock=immediate makes write transactions
 // take the lock up front (deferred upgrades fail with SQLITE_BUSY without
 // consulting busy_timeout).
 func DSN(path string) string {
-	return "file:" + path + "?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)" +
+	return "file:" + uriPath(path) + "?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)" +
 		"&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(1)&_txlock=immediate"
 }
 

@@ -37,9 +37,8 @@ func NewCmdList(f *cmdutil.Factory, runF func(context.Context, *ListOptions) err
 		Short: "List recent turns",
 		Long: heredoc.Doc(`
 			List the N most recent turns (default 10; N or -n/--limit N), newest
-			first: history id,
-			when, model, session and the question. Turns that were interrupted or
-			failed are marked.
+			first: history id, when, model, session and the question. Turns that
+			were interrupted or failed are marked.
 
 			On a terminal the columns are aligned and the question is cut to the
 			terminal width; piped, each turn is one tab-separated line

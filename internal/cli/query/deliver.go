@@ -19,6 +19,9 @@ var errRemoteDelivery = errors.New("--sendmail and --push-data are not available
 // checkDelivery validates --sendmail/--push-data before the question is
 // asked, so a typo costs no tokens.
 func checkDelivery(opts *Options, cfg *config.Config) error {
+	if opts.Subject != "" && opts.SendMail == "" {
+		return cmdutil.FlagErrorf("--subject is the subject of the --sendmail mail; give --sendmail ADDRESS too")
+	}
 	if opts.SendMail == "" && opts.PushData == "" {
 		return nil
 	}
@@ -32,13 +35,20 @@ func checkDelivery(opts *Options, cfg *config.Config) error {
 		if cfg.Email.SMTPHost == "" {
 			return cmdutil.WithHint(errors.New("--sendmail needs an SMTP server"), "set [email] smtp_host, smtp_port and from_address in config.toml (password: smtp_password_env or smtp_password_cmd)")
 		}
+		// A password from the environment is checked now; a password
+		// command runs only when the mail is sent.
+		if cfg.Email.SMTPPasswordCmd == "" {
+			if _, _, err := cfg.Email.SMTPCredentials(context.Background(), opts.Factory.Env()); err != nil {
+				return err
+			}
+		}
 	}
 	if opts.PushData != "" {
 		spec, err := deliver.ParsePushSpec(opts.PushData)
 		if err != nil {
 			return cmdutil.FlagErrorf("%v", err)
 		}
-		if _, err := deliver.Endpoint(cfg.PushData, spec.Endpoint); err != nil {
+		if err := deliver.CheckPush(cfg.PushData, spec, opts.Factory.Getenv); err != nil {
 			return cmdutil.WithHint(err, "endpoints are [push_data.NAME] tables with url, method, headers and fields")
 		}
 	}

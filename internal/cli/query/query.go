@@ -9,6 +9,7 @@ import (
 
 	"github.com/MakeNowJust/heredoc"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/askygo/asky/internal/cli/cmdutil"
 	"github.com/askygo/asky/internal/config"
@@ -92,6 +93,11 @@ func NewCmdQuery(f *cmdutil.Factory, runF func(context.Context, *Options) error)
 			$ cat error.log | asky query why does this fail
 			$ asky query -L --json "2+2" | jq -r .answer
 			$ asky query --shortlist on -v "latest Go release notes"
+			$ asky query -tl 40 why did this build fail      # inside tmux, kitty or WezTerm
+			$ asky query -o report.html --open "compare raft and paxos"
+			$ asky query -ss trip -em "I am vegetarian; dinner ideas in Lisbon?"
+			$ asky query --tools off web_search "explain this regex: ^a+$"
+			$ asky query --sendmail me@example.org "weekly Go news"
 		`),
 		Args: cobra.ArbitraryArgs,
 		RunE: func(c *cobra.Command, args []string) error {
@@ -157,8 +163,35 @@ func NewCmdQuery(f *cmdutil.Factory, runF func(context.Context, *Options) error)
 	for _, name := range []string{"list-tools", "tools-reset"} {
 		_ = fl.MarkHidden(name)
 	}
+	hideNoValueSentinels(cmd)
 	cmd.Flags().SetInterspersed(true)
 	return cmd
 }
 
 func joinWords(words []string) string { return strings.TrimSpace(strings.Join(words, " ")) }
+
+// hideNoValueSentinels keeps pflag's help from printing the internal
+// no-value markers of the optional-value flags (-o, -r, -tl, --tools) as
+// `path[=" "]`: their usage text already says what no value means. The
+// markers are blanked only while the help is written.
+func hideNoValueSentinels(cmd *cobra.Command) {
+	help := cmd.HelpFunc()
+	cmd.SetHelpFunc(func(c *cobra.Command, args []string) {
+		var blanked []*pflag.Flag
+		c.Flags().VisitAll(func(fl *pflag.Flag) {
+			if fl.NoOptDefVal == " " || fl.Name == "tools" && fl.NoOptDefVal == toolsFlagList {
+				blanked = append(blanked, fl)
+			}
+		})
+		saved := make([]string, len(blanked))
+		for i, fl := range blanked {
+			saved[i], fl.NoOptDefVal = fl.NoOptDefVal, ""
+		}
+		defer func() {
+			for i, fl := range blanked {
+				fl.NoOptDefVal = saved[i]
+			}
+		}()
+		help(c, args)
+	})
+}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -307,10 +308,29 @@ func (s *Spec) Tool() *tools.Tool {
 			if err != nil {
 				return ""
 			}
-			return strconv.Quote(strings.Join(argv, " "))
+			return strconv.Quote(displayArgv(argv))
 		},
 		Run: s.run,
 	}
+}
+
+// safeWord is an argument that reads the same in a shell without quotes.
+var safeWord = regexp.MustCompile(`^[A-Za-z0-9_./=:,+@%^-]+$`)
+
+// displayArgv renders argv for the -v trace the way a shell user reads it:
+// an element with spaces or shell characters is single-quoted, so a value
+// such as "-la; touch x" shows as the one literal argument it is, not as a
+// command that looks run.
+func displayArgv(argv []string) string {
+	parts := make([]string, len(argv))
+	for i, a := range argv {
+		if safeWord.MatchString(a) {
+			parts[i] = a
+			continue
+		}
+		parts[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+	}
+	return strings.Join(parts, " ")
 }
 
 // Output is what a call returns to the model.
@@ -364,6 +384,10 @@ func (s *Spec) Exec(ctx context.Context, argv []string) (Output, error) {
 	case errors.As(err, &ee):
 		out.ExitCode = ee.ExitCode()
 	case err != nil:
+		var pe *fs.PathError
+		if errors.As(err, &pe) && pe.Op == "chdir" {
+			return out, fmt.Errorf("%s: working_dir %s: %w", s.Name, s.Dir, pe.Err)
+		}
 		if errors.Is(err, exec.ErrNotFound) || errors.Is(err, os.ErrNotExist) {
 			return out, fmt.Errorf("%s: program %q not found", s.Name, argv[0])
 		}

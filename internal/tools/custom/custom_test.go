@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -273,4 +274,32 @@ func ptr[T any](v T) *T { return &v }
 func mustJSON(v any) json.RawMessage {
 	b, _ := json.Marshal(v)
 	return b
+}
+
+// The -v trace shows each argument as the one literal argv element it is.
+func TestSummaryQuotesArguments(t *testing.T) {
+	s, err := Parse("list_dir", config.CustomTool{Command: "ls {flags} {path}",
+		Parameters: map[string]any{"type": "object", "properties": map[string]any{
+			"flags": map[string]any{"type": "string"}, "path": map[string]any{"type": "string"}}}}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := s.Tool().Summary(json.RawMessage(`{"flags": "-la; touch x", "path": "it's here"}`))
+	want := strconv.Quote(`ls '-la; touch x' -- 'it'\''s here'`)
+	if got != want {
+		t.Fatalf("summary %s, want %s", got, want)
+	}
+}
+
+// A working_dir that does not exist is named as such, not blamed on the
+// program.
+func TestExecMissingWorkingDir(t *testing.T) {
+	s, err := Parse("wd", config.CustomTool{Command: "pwd", WorkingDir: filepath.Join(t.TempDir(), "gone")}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = s.Exec(context.Background(), []string{"pwd"})
+	if err == nil || !strings.Contains(err.Error(), "working_dir") || strings.Contains(err.Error(), "not found") {
+		t.Fatalf("err = %v, want the working_dir named", err)
+	}
 }

@@ -26,6 +26,7 @@ import (
 	"github.com/askygo/asky/internal/llm/provider"
 	"github.com/askygo/asky/internal/research"
 	sess "github.com/askygo/asky/internal/session"
+	"github.com/askygo/asky/internal/shortlist"
 	"github.com/askygo/asky/internal/store"
 	"github.com/askygo/asky/internal/tools"
 	"github.com/askygo/asky/internal/turn"
@@ -239,8 +240,14 @@ func (c *Core) run(ctx context.Context, q Request, emit func(turn.Event)) (_ *tu
 		if req.Tools, err = buildTools(ctx, x, req); err != nil {
 			return nil, err
 		}
-	} else if err := leanMemoryTrigger(ctx, x, req, emit); err != nil {
-		return nil, err
+	} else {
+		if q.Shortlist == "on" {
+			// Lean runs no preloading; -v says why --shortlist on did nothing.
+			emit(turn.Event{Kind: turn.EventDebug, Text: "shortlist " + shortlist.Decide(shortlist.PolicyInput{Lean: true, Override: q.Shortlist}).Reason})
+		}
+		if err := leanMemoryTrigger(ctx, x, req, emit); err != nil {
+			return nil, err
+		}
 	}
 	model, client, err := x.model(ctx, q.Model)
 	if err != nil {

@@ -13,10 +13,12 @@ import (
 	"github.com/askygo/asky/internal/cli/corpus"
 	"github.com/askygo/asky/internal/cli/daemon"
 	"github.com/askygo/asky/internal/cli/history"
+	"github.com/askygo/asky/internal/cli/job"
 	"github.com/askygo/asky/internal/cli/memory"
 	"github.com/askygo/asky/internal/cli/prompts"
 	"github.com/askygo/asky/internal/cli/query"
 	"github.com/askygo/asky/internal/cli/session"
+	"github.com/askygo/asky/internal/cli/usagecmd"
 )
 
 // NewCmdRoot builds the whole command tree. The root command is itself the
@@ -44,6 +46,9 @@ func NewCmdRoot(f *cmdutil.Factory) *cobra.Command {
 		$ asky history list
 	`)
 	root.Version = build.Version
+	root.SetVersionTemplate(versionLine(root))
+	// -V as well as --version: -v is verbose.
+	root.Flags().BoolP("version", "V", false, "show asky's version")
 	root.SilenceErrors = true
 	root.SilenceUsage = true
 	root.CompletionOptions.DisableDefaultCmd = true
@@ -57,9 +62,11 @@ func NewCmdRoot(f *cmdutil.Factory) *cobra.Command {
 		}
 	}
 	add("ask", query.NewCmdQuery(f, nil))
-	add("data", history.NewCmdHistory(f), session.NewCmdSession(f), memory.NewCmdMemory(f), corpus.NewCmdCorpus(f), prompts.NewCmdPrompts(f))
-	add("setup", configcmd.NewCmdConfig(f), daemon.NewCmdDaemon(f), completion.NewCmdCompletion(f))
+	add("data", history.NewCmdHistory(f), session.NewCmdSession(f), memory.NewCmdMemory(f), corpus.NewCmdCorpus(f), prompts.NewCmdPrompts(f), usagecmd.NewCmdUsage(f, nil), job.NewCmdJob(f))
+	add("setup", configcmd.NewCmdConfig(f), daemon.NewCmdDaemon(f, remoteCommands{f: f}), completion.NewCmdCompletion(f), newCmdVersion())
+	root.SetHelpCommand(newCmdHelp(root))
 	root.SetHelpCommandGroupID("setup")
+	guardNearMiss(root)
 	indentExamples(root)
 	completion.RegisterDynamic(root, f)
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {

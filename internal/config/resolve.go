@@ -26,6 +26,9 @@ type ResolvedModel struct {
 	Parameters  map[string]any
 	PriceIn     float64
 	PriceOut    float64
+	// PriceCacheRead and PriceCacheWrite are USD per million cache tokens
+	// (zero: priced as input).
+	PriceCacheRead, PriceCacheWrite float64
 	// Detected is true when no model was configured and this one was found
 	// from the environment or a local server.
 	Detected bool
@@ -141,6 +144,7 @@ func (c *Config) LookupModel(ctx context.Context, alias string, env Env) (*Resol
 	r := &ResolvedModel{
 		Alias: alias, ID: m.ID, APIName: m.API, ContextSize: m.ContextSize, MaxTurns: m.MaxTurns,
 		Parameters: m.Parameters, PriceIn: m.PriceIn, PriceOut: m.PriceOut,
+		PriceCacheRead: m.PriceCacheRead, PriceCacheWrite: m.PriceCacheWrite,
 	}
 	if r.ID == "" {
 		r.ID = alias

@@ -57,16 +57,23 @@ type Request struct {
 	Parameters map[string]any
 }
 
-// Usage counts tokens of one call.
+// Usage counts tokens of one call. PromptTokens counts every input token,
+// including those read from or written to the provider's prompt cache;
+// CacheReadTokens and CacheWriteTokens say how many of them were (they
+// are priced differently).
 type Usage struct {
 	PromptTokens     int `json:"prompt_tokens"`
 	CompletionTokens int `json:"completion_tokens"`
+	CacheReadTokens  int `json:"cache_read_tokens,omitempty"`
+	CacheWriteTokens int `json:"cache_write_tokens,omitempty"`
 }
 
 // Add accumulates another call's usage.
 func (u *Usage) Add(o Usage) {
 	u.PromptTokens += o.PromptTokens
 	u.CompletionTokens += o.CompletionTokens
+	u.CacheReadTokens += o.CacheReadTokens
+	u.CacheWriteTokens += o.CacheWriteTokens
 }
 
 // Response is the complete result of one call.

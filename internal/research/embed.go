@@ -234,24 +234,30 @@ func (h *httpEmbedder) callOnce(ctx context.Context, inputs []string) ([][]float
 		return ep.Errorf(llm.KindBadResponse, false, format, args...)
 	}
 	var vs [][]float32
+	tokens := 0
 	if h.kind == "ollama" {
 		var r struct {
-			Embeddings [][]float32 `json:"embeddings"`
+			Embeddings      [][]float32 `json:"embeddings"`
+			PromptEvalCount int         `json:"prompt_eval_count"`
 		}
 		if err := json.Unmarshal(raw, &r); err != nil {
 			return nil, bad("bad JSON: %v", err)
 		}
-		vs = r.Embeddings
+		vs, tokens = r.Embeddings, r.PromptEvalCount
 	} else {
 		var r struct {
 			Data []struct {
 				Index     int       `json:"index"`
 				Embedding []float32 `json:"embedding"`
 			} `json:"data"`
+			Usage struct {
+				PromptTokens int `json:"prompt_tokens"`
+			} `json:"usage"`
 		}
 		if err := json.Unmarshal(raw, &r); err != nil {
 			return nil, bad("bad JSON: %v", err)
 		}
+		tokens = r.Usage.PromptTokens
 		vs = make([][]float32, len(r.Data))
 		for i, d := range r.Data {
 			idx := d.Index
@@ -264,6 +270,7 @@ func (h *httpEmbedder) callOnce(ctx context.Context, inputs []string) ([][]float
 	if len(vs) != len(inputs) {
 		return nil, bad("%d vectors for %d inputs", len(vs), len(inputs))
 	}
+	h.meter(ctx, inputs, tokens)
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	for _, v := range vs {
@@ -315,4 +322,21 @@ func Cosine(a, b []float32) float32 {
 		s += a[i] * b[i]
 	}
 	return s
+}
+
+// meter records the batch in the usage ledger carried by ctx (tokens as
+// the server reported them, else estimated).
+func (h *httpEmbedder) meter(ctx context.Context, inputs []string, tokens int) {
+	m := llm.MeterOf(ctx)
+	if m == nil {
+		return
+	}
+	c := llm.Call{Model: h.cfg.Model, Purpose: llm.PurposeEmbedding, Usage: llm.Usage{PromptTokens: tokens}}
+	if tokens == 0 {
+		c.Estimated = true
+		for _, in := range inputs {
+			c.Usage.PromptTokens += llm.EstimateTokens(in)
+		}
+	}
+	m.Record(context.WithoutCancel(ctx), c)
 }

@@ -52,7 +52,7 @@ func fakeEmbedServer(t *testing.T, dim *int) (*httptest.Server, *[]map[string]an
 			for _, in := range inputs {
 				es = append(es, vec(in))
 			}
-			json.NewEncoder(w).Encode(map[string]any{"embeddings": es})
+			json.NewEncoder(w).Encode(map[string]any{"embeddings": es, "prompt_eval_count": 7 * len(inputs)})
 		default:
 			http.NotFound(w, r)
 		}
@@ -114,6 +114,43 @@ func TestOllamaEmbedder(t *testing.T) {
 	r := (*reqs)[0]
 	if r["_path"] != "/api/embed" || r["truncate"] != false || r["input"].([]any)[0] != "search_document: a" {
 		t.Fatalf("request %v", r)
+	}
+}
+
+// Provider embeddings land in the usage ledger carried by the context:
+// tokens as the server counts them, else estimated.
+func TestEmbedderReportsUsage(t *testing.T) {
+	dim := 4
+	srv, _ := fakeEmbedServer(t, &dim)
+	var mu sync.Mutex
+	var calls []llm.Call
+	ctx := llm.WithMeter(context.Background(), llm.MeterFunc(func(_ context.Context, c llm.Call) {
+		mu.Lock()
+		calls = append(calls, c)
+		mu.Unlock()
+	}))
+	for _, p := range []string{"openai", "ollama"} {
+		base := srv.URL + "/v1"
+		if p == "ollama" {
+			base = srv.URL + "/api"
+		}
+		e, err := NewEmbedder(config.Embedding{Provider: p, Model: p + "-emb", BaseURL: base}, srv.Client(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := e.EmbedDocuments(ctx, []string{"abcdefgh", "ijkl"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(calls) != 2 {
+		t.Fatalf("calls %+v", calls)
+	}
+	oa, ol := calls[0], calls[1]
+	if oa.Model != "openai-emb" || oa.Purpose != llm.PurposeEmbedding || !oa.Estimated || oa.Usage.PromptTokens != 3 {
+		t.Fatalf("openai call %+v", oa)
+	}
+	if ol.Model != "ollama-emb" || ol.Estimated || ol.Usage.PromptTokens != 14 {
+		t.Fatalf("ollama call %+v", ol)
 	}
 }
 

@@ -419,3 +419,28 @@ func TestMigrationNumbersAreContiguous(t *testing.T) {
 		}
 	}
 }
+
+// A path with URI characters opens that very file: "#" and "?" must not cut
+// it short (the database would land in a parent-level file shared by
+// anything with the same prefix), and "%" must not be decoded.
+func TestOpenPathWithURICharacters(t *testing.T) {
+	ctx := context.Background()
+	dir := filepath.Join(t.TempDir(), "my#notes?x=1%41")
+	path := filepath.Join(dir, "asky.db")
+	for i := 0; i < 2; i++ { // the second open takes the inspect path
+		s, err := Open(ctx, path)
+		if err != nil {
+			t.Fatalf("open %d: %v", i, err)
+		}
+		s.Close()
+	}
+	if _, err := os.Stat(path); err != nil {
+		t.Fatalf("database not at %s: %v", path, err)
+	}
+	entries, _ := os.ReadDir(filepath.Dir(dir))
+	for _, e := range entries {
+		if e.Name() != filepath.Base(dir) {
+			t.Errorf("stray file %s next to the home", e.Name())
+		}
+	}
+}

@@ -100,8 +100,11 @@ func doctorRun(ctx context.Context, opts *DoctorOptions) error {
 	rep := &doctorReport{}
 	if cfg := checkConfig(rep, opts); cfg != nil {
 		checkModel(ctx, rep, opts, cfg)
+		checkPrices(rep, cfg)
 		checkDatabase(ctx, rep, opts, cfg)
 		checkSearch(rep, opts, cfg)
+		checkCustomTools(rep, opts, cfg)
+		checkDeliveryConfig(rep, opts, cfg)
 	}
 	rep.OK = !slices.ContainsFunc(rep.Checks, func(c check) bool { return c.Status == statusFail })
 	if opts.JSON {

@@ -44,7 +44,7 @@ func fakeProvider(t *testing.T, typ, key string) *httptest.Server {
 }
 
 func modelConfig(typ, base, id string) string {
-	return fmt.Sprintf("[api.p]\ntype = %q\nbase_url = %q\napi_key_env = \"P_KEY\"\n[models.m]\napi = \"p\"\nid = %q\n", typ, base, id)
+	return fmt.Sprintf("[api.p]\ntype = %q\nbase_url = %q\napi_key_env = \"P_KEY\"\n[models.m]\napi = \"p\"\nid = %q\nprice_in = 1\nprice_out = 2\n", typ, base, id)
 }
 
 // doctor runs `config doctor` and returns the lines and the error.
@@ -119,6 +119,7 @@ func TestDoctorFailures(t *testing.T) {
 		{"unknown model id", map[string]string{"config.toml": modelConfig("openai", good.URL+"/v1", "m-typo")}, []string{"P_KEY", "right"}, []string{"✓ endpoint", `! endpoint  model id "m-typo" is not in the server's list`}, false},
 		{"unknown default alias", map[string]string{"config.toml": "[general]\ndefault_model = \"zz\"\n" + modelConfig("openai", good.URL+"/v1", "m")}, nil, []string{`✗ model     unknown model alias "zz"; configured aliases: m`}, true},
 		{"malformed config", map[string]string{"config.toml": "[general]\nmax_turns = \"x\"\n"}, nil, []string{"✗ config    ", "config.toml:2:13: general.max_turns: expected an integer, got a string", "hint: fix the file"}, true},
+		{"a model without prices warns", map[string]string{"config.toml": strings.Replace(modelConfig("openai", good.URL+"/v1", "m-small"), "price_in = 1\nprice_out = 2\n", "", 1)}, []string{"P_KEY", "right"}, []string{"! prices    models.m have no price_in/price_out", "✓ endpoint"}, false},
 		{"unknown key warns", map[string]string{"config.toml": "[general]\nmax_turn = 3\n" + modelConfig("openai", good.URL+"/v1", "m-small")}, []string{"P_KEY", "right"}, []string{`! config    `, `general.max_turn: unknown key (ignored; did you mean "general.max_turns"?)`, "✓ endpoint"}, false},
 		{"tavily without key", map[string]string{"config.toml": "[general]\nsearch_provider = \"tavily\"\n"}, nil, []string{"✗ search    tavily selected but TAVILY_API_KEY is not set"}, true},
 		{"tavily with key", map[string]string{"config.toml": "[general]\nsearch_provider = \"tavily\"\n" + modelConfig("openai", good.URL+"/v1", "m-small")}, []string{"TAVILY_API_KEY", "t", "P_KEY", "right"}, []string{"✓ search    tavily (https://api.tavily.com/search; key from env TAVILY_API_KEY)"}, false},

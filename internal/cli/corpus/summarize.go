@@ -14,7 +14,9 @@ import (
 	"github.com/askygo/asky/internal/iostreams"
 	"github.com/askygo/asky/internal/llm"
 	"github.com/askygo/asky/internal/llm/provider"
+	"github.com/askygo/asky/internal/render"
 	"github.com/askygo/asky/internal/research"
+	"github.com/askygo/asky/internal/usage"
 )
 
 // SummarizeOptions are the flags of `corpus summarize`.
@@ -104,18 +106,19 @@ func summarizeRun(ctx context.Context, opts *SummarizeOptions) error {
 	if err != nil {
 		return err
 	}
+	client = llm.Metered(client, &usage.Recorder{Ledger: st, Model: model})
 	title := src.Title
 	if label != "" {
 		title += " › " + label
 	}
 	if opts.IO.IsStderrTTY() {
-		fmt.Fprintf(opts.IO.ErrOut, "summarizing %s (%d chars) with %s…\n", title, len(text), model.ID)
+		fmt.Fprintf(opts.IO.ErrOut, "summarizing %s (%d chars) with %s…\n", render.SanitizeLine(title), len(text), model.ID)
 	}
-	sum, err := research.Summarize(ctx, client, model.ID, title, text, opts.Detail)
+	sum, err := research.Summarize(llm.WithPurpose(ctx, llm.PurposeSummary), client, model.ID, title, text, opts.Detail)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintln(opts.IO.Out, sum)
+	fmt.Fprintln(opts.IO.Out, render.Sanitize(sum))
 	return nil
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -23,11 +24,19 @@ func legacyDispatch(ctx context.Context, opts *Options) (done bool, err error) {
 	f := opts.Factory
 	switch {
 	case opts.History != "":
-		return true, runVerb(ctx, history.NewCmdHistory(f), "list", opts.History)
+		n, err := takeListCount("-H", opts.History, opts.Words)
+		if err != nil {
+			return true, err
+		}
+		return true, runVerb(ctx, history.NewCmdHistory(f), "list", n)
 	case opts.PrintAnswer != "":
 		return true, runVerb(ctx, history.NewCmdHistory(f), "show", opts.PrintAnswer)
 	case opts.SessionHistory != "":
-		return true, runVerb(ctx, clisession.NewCmdSession(f), "list", opts.SessionHistory)
+		n, err := takeListCount("-sh", opts.SessionHistory, opts.Words)
+		if err != nil {
+			return true, err
+		}
+		return true, runVerb(ctx, clisession.NewCmdSession(f), "list", n)
 	case opts.PrintSession != "":
 		return true, runVerb(ctx, clisession.NewCmdSession(f), "show", opts.PrintSession)
 	case opts.SessionEnd:
@@ -46,6 +55,24 @@ func legacyDispatch(ctx context.Context, opts *Options) (done bool, err error) {
 		return len(opts.Words) == 0, nil
 	}
 	return false, nil
+}
+
+// takeListCount gives -H and -sh their count. pflag binds an optional
+// value only with "=", so `asky -H 5` arrives as -H (the default, 10) plus
+// the word "5": a number there is the count, as in the original. Other
+// words are refused rather than silently dropped: these flags list and
+// never ask.
+func takeListCount(flag, v string, words []string) (string, error) {
+	if len(words) == 0 {
+		return v, nil
+	}
+	if len(words) == 1 {
+		if _, err := strconv.Atoi(words[0]); err == nil {
+			return words[0], nil
+		}
+	}
+	return "", cmdutil.UsageError(fmt.Sprintf("give only a count (asky %s 5), or ask without %s", flag, flag),
+		"%s lists and takes no question, got %q", flag, strings.Join(words, " "))
 }
 
 // runVerb runs one verb of a command group as if typed, so the legacy flag
@@ -89,7 +116,22 @@ func expandPreset(opts *Options, cfg *config.Config) (done bool, err error) {
 	if parsed == nil {
 		return true, nil // the expansion asked for --help
 	}
+	// The expansion's optional flag values (-o PATH, -tl N) come as its
+	// first words, exactly as typed ones do.
+	takeOutputPath(parsed)
+	takeTerminalLines(parsed)
 	mergeOptions(opts, parsed)
+	if err := checkDelivery(opts, cfg); err != nil {
+		return true, err
+	}
+	if parsed.Tools != "" {
+		// --tools in a preset takes its words from the expansion.
+		parsed.Words = opts.Words
+		if err := applyToolsFlag(parsed, cfg); err != nil {
+			return true, err
+		}
+		mergeOptions(opts, parsed)
+	}
 	return false, nil
 }
 
@@ -108,6 +150,10 @@ func mergeOptions(opts, p *Options) {
 	set(&opts.StickySession, p.StickySession)
 	set(&opts.ResumeSession, p.ResumeSession)
 	set(&opts.TerminalLines, p.TerminalLines)
+	set(&opts.Output, p.Output)
+	set(&opts.SendMail, p.SendMail)
+	set(&opts.Subject, p.Subject)
+	set(&opts.PushData, p.PushData)
 	if p.ResearchSet {
 		opts.Research, opts.ResearchSet = p.Research, true
 	}
@@ -115,6 +161,8 @@ func mergeOptions(opts, p *Options) {
 		opts.Turns = p.Turns
 	}
 	opts.ToolOff = append(opts.ToolOff, p.ToolOff...)
+	opts.ToolsReset = opts.ToolsReset || p.ToolsReset
+	opts.ListTools = opts.ListTools || p.ListTools
 	opts.Lean = opts.Lean || p.Lean
 	opts.JSON = opts.JSON || p.JSON
 	opts.Summarize = opts.Summarize || p.Summarize

@@ -26,7 +26,9 @@ type Client struct {
 
 // New returns a client for ep. The key (ep.Secret) is sent as x-api-key.
 func New(ep *wire.Endpoint) *Client {
-	ep.Name = "anthropic"
+	if ep.Name == "" {
+		ep.Name = "anthropic"
+	}
 	ep.Headers = maps.Clone(ep.Headers)
 	if ep.Headers == nil {
 		ep.Headers = map[string]string{}
@@ -208,6 +210,8 @@ type accumulator struct {
 	stop           string
 	model          string
 	in, out        int
+	cacheRead      int
+	cacheWrite     int
 	usageSeen      bool
 }
 
@@ -316,6 +320,8 @@ func (a *accumulator) addUsage(u *usage) {
 		a.in = in
 	}
 	a.out = max(a.out, u.OutputTokens)
+	a.cacheRead = max(a.cacheRead, u.CacheReadInputTokens)
+	a.cacheWrite = max(a.cacheWrite, u.CacheCreationInputTokens)
 	if a.in > 0 || a.out > 0 {
 		a.usageSeen = true
 	}
@@ -340,7 +346,7 @@ func (a *accumulator) response(req llm.Request) *llm.Response {
 	}
 	r := &llm.Response{Message: msg, FinishReason: finishReason(a.stop), Model: a.model}
 	if a.usageSeen {
-		r.Usage = llm.Usage{PromptTokens: a.in, CompletionTokens: a.out}
+		r.Usage = llm.Usage{PromptTokens: a.in, CompletionTokens: a.out, CacheReadTokens: a.cacheRead, CacheWriteTokens: a.cacheWrite}
 	} else {
 		r.UsageEstimated = true
 		r.Usage = llm.Usage{PromptTokens: llm.EstimateMessages(req.Messages),

@@ -128,3 +128,21 @@ func TestWrongKey(t *testing.T) {
 		t.Errorf("err = %v", err)
 	}
 }
+
+func TestCacheTokens(t *testing.T) {
+	c, srv := newClient(t)
+	srv.Enqueue(llmtest.Response{Raw: []string{
+		"event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"usage\":{\"input_tokens\":10,\"cache_read_input_tokens\":900,\"cache_creation_input_tokens\":90}}}\n\n",
+		"event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"text\",\"text\":\"\"}}\n\n",
+		"event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"hi\"}}\n\n",
+		"event: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":0}\n\n",
+		"event: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"end_turn\"},\"usage\":{\"output_tokens\":4}}\n\n",
+		"event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n"}})
+	resp, err := c.Chat(context.Background(), llm.Request{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (llm.Usage{PromptTokens: 1000, CompletionTokens: 4, CacheReadTokens: 900, CacheWriteTokens: 90}); resp.Usage != want {
+		t.Fatalf("usage %+v, want %+v", resp.Usage, want)
+	}
+}

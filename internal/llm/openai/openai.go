@@ -26,7 +26,9 @@ type Client struct {
 
 // New returns a client for ep. The key (ep.Secret) is sent as a bearer token.
 func New(ep *wire.Endpoint) *Client {
-	ep.Name = "openai"
+	if ep.Name == "" {
+		ep.Name = "openai"
+	}
 	ep.Headers = maps.Clone(ep.Headers)
 	if ep.Headers == nil {
 		ep.Headers = map[string]string{}
@@ -139,8 +141,11 @@ type chunk struct {
 		FinishReason *string `json:"finish_reason"`
 	} `json:"choices"`
 	Usage *struct {
-		PromptTokens     int `json:"prompt_tokens"`
-		CompletionTokens int `json:"completion_tokens"`
+		PromptTokens        int `json:"prompt_tokens"`
+		CompletionTokens    int `json:"completion_tokens"`
+		PromptTokensDetails *struct {
+			CachedTokens int `json:"cached_tokens"`
+		} `json:"prompt_tokens_details"`
 	} `json:"usage"`
 	Error json.RawMessage `json:"error"`
 }
@@ -242,6 +247,9 @@ func (a *accumulator) apply(data []byte) error {
 	}
 	if ch.Usage != nil && (ch.Usage.PromptTokens > 0 || ch.Usage.CompletionTokens > 0) {
 		a.usage = &llm.Usage{PromptTokens: ch.Usage.PromptTokens, CompletionTokens: ch.Usage.CompletionTokens}
+		if d := ch.Usage.PromptTokensDetails; d != nil {
+			a.usage.CacheReadTokens = d.CachedTokens
+		}
 	}
 	// The final usage chunk has an empty choices array; never index it.
 	for _, c := range ch.Choices {

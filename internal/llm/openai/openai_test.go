@@ -189,3 +189,15 @@ func TestErrorFrameBeforeOutput(t *testing.T) {
 		}
 	}
 }
+
+func TestCachedPromptTokens(t *testing.T) {
+	c, srv := newClient(t)
+	srv.Enqueue(llmtest.Response{Raw: []string{
+		`data: {"choices":[{"delta":{"content":"hi"},"finish_reason":"stop"}]}` + "\n\n",
+		`data: {"choices":[],"usage":{"prompt_tokens":1200,"completion_tokens":7,"prompt_tokens_details":{"cached_tokens":1024}}}` + "\n\n",
+		"data: [DONE]\n\n"}})
+	resp, _ := collect(t, c)
+	if want := (llm.Usage{PromptTokens: 1200, CompletionTokens: 7, CacheReadTokens: 1024}); resp.Usage != want {
+		t.Fatalf("usage %+v, want %+v", resp.Usage, want)
+	}
+}

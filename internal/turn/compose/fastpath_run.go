@@ -1,0 +1,162 @@
+package compose
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/askygo/asky/internal/llm"
+	"github.com/askygo/asky/internal/memory"
+	"github.com/askygo/asky/internal/store"
+	"github.com/askygo/asky/internal/turn"
+)
+
+// FastPathModel is the model name a fast-path turn carries in history
+// and --json: no model answered it.
+const FastPathModel = "fast-path"
+
+// fastPath answers the question locally when it is one of the fast-path
+// phrases and [general] fast_paths is on: no model call, no tokens. The
+// turn is saved to history like any other. ok is false when the question
+// is for the model.
+func (x *composer) fastPath(ctx context.Context, st *store.Store) (*turn.Result, bool, error) {
+	q := x.q
+	if !x.cfg.General.FastPaths || !x.cfg.Memory.Enabled || q.Input != "" || len(q.ContinueIDs) > 0 {
+		return nil, false, nil
+	}
+	if _, _, trig := memory.StripTrigger(q.Question, x.cfg.Memory.GlobalTriggers); trig {
+		// "remember globally: …" keeps its meaning: save, then ask.
+		return nil, false, nil
+	}
+	fp, ok := matchFastPath(q.Question)
+	if !ok {
+		return nil, false, nil
+	}
+	t0 := time.Now()
+	mem := &memoryTurn{x: x, cfg: x.cfg.Memory, embedding: x.cfg.Research.Embedding}
+	svc, err := mem.service()
+	if err != nil {
+		return nil, true, err
+	}
+	var answer string
+	switch fp.Kind {
+	case "name":
+		answer, err = fastSave(ctx, svc, "The user's name is "+fp.Arg+"; call them "+fp.Arg+".", []string{"name"},
+			"OK, I'll call you "+fp.Arg+".")
+	case "remember":
+		answer, err = fastSave(ctx, svc, fp.Arg, nil, "")
+	case "forget":
+		answer, err = x.fastForget(ctx, st, fp.Arg)
+	case "recall":
+		answer, err = x.fastRecall(ctx, st)
+	}
+	if err != nil {
+		return nil, true, err
+	}
+	x.emitf(turn.EventDebug, "answered by the %q fast path, without a model call ([general] fast_paths = false turns this off)", fp.Kind)
+	res := &turn.Result{Answer: answer, Model: FastPathModel, Elapsed: time.Since(t0)}
+	t := &store.Turn{Model: FastPathModel, Query: q.Question, Answer: answer, ElapsedMS: res.Elapsed.Milliseconds(),
+		Messages: []store.Message{{Role: string(llm.RoleUser), Content: q.Question}, {Role: string(llm.RoleAssistant), Content: answer}}}
+	if q.Session != nil {
+		t.SessionID, res.SessionID = q.Session.ID, q.Session.ID
+	}
+	if res.HistoryID, err = st.SaveTurn(ctx, t); err != nil {
+		return nil, true, err
+	}
+	return res, true, nil
+}
+
+func (x *composer) emitf(kind turn.EventKind, format string, args ...any) {
+	if x.emit != nil {
+		x.emit(turn.Event{Kind: kind, Text: fmt.Sprintf(format, args...)})
+	}
+}
+
+// fastSave saves a global memory (deduplicated as save_memory does).
+func fastSave(ctx context.Context, svc *memory.Service, text string, tags []string, done string) (string, error) {
+	r, err := svc.Save(ctx, text, tags, 0)
+	if err != nil {
+		return "", err
+	}
+	if done == "" {
+		done = "Remembered: " + text
+	}
+	if r.Updated {
+		return fmt.Sprintf("%s (updated memory %d)", done, r.ID), nil
+	}
+	return fmt.Sprintf("%s (memory %d)", done, r.ID), nil
+}
+
+// visibleMemories are the global memories and the session's.
+func (x *composer) visibleMemories(ctx context.Context, st *store.Store) ([]*store.Memory, error) {
+	scope := store.MemoryScope{}
+	if x.q.Session != nil {
+		scope.SessionID = x.q.Session.ID
+	}
+	return st.ListMemories(ctx, scope)
+}
+
+// fastForget deletes the memories containing text. Several matches need a
+// yes from the user; without a way to ask, they are listed and kept.
+func (x *composer) fastForget(ctx context.Context, st *store.Store, text string) (string, error) {
+	all, err := x.visibleMemories(ctx, st)
+	if err != nil {
+		return "", err
+	}
+	var hits []*store.Memory
+	needle := strings.ToLower(text)
+	for _, m := range all {
+		if strings.Contains(strings.ToLower(m.Text), needle) {
+			hits = append(hits, m)
+		}
+	}
+	if len(hits) == 0 {
+		return fmt.Sprintf("I don't remember anything matching %q.", text), nil
+	}
+	list := memoryLines(hits)
+	if len(hits) > 1 || x.q.Confirm != nil {
+		if x.q.Confirm == nil {
+			return fmt.Sprintf("%d memories match %q; say it more precisely, or delete by id with `asky memory delete ID`:\n%s", len(hits), text, list), nil
+		}
+		if !x.q.Confirm(fmt.Sprintf("Forget %d memor%s?\n%s", len(hits), plural(len(hits), "y", "ies"), list)) {
+			return "Kept: nothing was forgotten.", nil
+		}
+	}
+	ids := make([]int64, len(hits))
+	for i, m := range hits {
+		ids[i] = m.ID
+	}
+	gone, err := st.DeleteMemories(ctx, ids)
+	if err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("Forgotten (%d):\n%s", len(gone), list), nil
+}
+
+// fastRecall lists what asky remembers.
+func (x *composer) fastRecall(ctx context.Context, st *store.Store) (string, error) {
+	all, err := x.visibleMemories(ctx, st)
+	if err != nil {
+		return "", err
+	}
+	if len(all) == 0 {
+		return `I don't remember anything about you yet. Tell me with "remember that …".`, nil
+	}
+	return "What I remember about you:\n" + memoryLines(all), nil
+}
+
+func memoryLines(ms []*store.Memory) string {
+	var b strings.Builder
+	for _, m := range ms {
+		fmt.Fprintf(&b, "- %s (memory %d)\n", memory.OneLine(m.Text, 300), m.ID)
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}

@@ -66,7 +66,9 @@ func (s *synth) text(chars int) string {
 // BenchmarkIngest measures end-to-end ingest throughput (read, extract,
 // section, chunk, hash-v1 embed, one SQLite transaction per document) in
 // MB/s of text.
-func BenchmarkIngest(b *testing.B) {
+func BenchmarkIngest(b *testing.B) { benchmarkIngest(b, HashV1{}) }
+
+func benchmarkIngest(b *testing.B, emb Embedder) {
 	dir := b.TempDir()
 	s := newSynth(1)
 	var total int64
@@ -85,7 +87,7 @@ func BenchmarkIngest(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		in := &Ingester{Index: &Index{St: st, Emb: HashV1{}}}
+		in := &Ingester{Index: &Index{St: st, Emb: emb}}
 		targets, _ := in.Collect([]string{dir})
 		b.StartTimer()
 		t0 := time.Now()
@@ -107,9 +109,12 @@ var (
 	benchDirs    []string
 )
 
-func benchIndex(b *testing.B, n int) *Index {
+func benchIndex(b *testing.B, n int) *Index { return benchIndexWith(b, n, HashV1{}) }
+
+func benchIndexWith(b *testing.B, n int, emb Embedder) *Index {
 	b.Helper()
-	if v, ok := benchCorpora.Load(n); ok {
+	key := fmt.Sprint(n, emb.Spec().Fingerprint())
+	if v, ok := benchCorpora.Load(key); ok {
 		return v.(*Index)
 	}
 	dir, err := os.MkdirTemp("", "asky-bench")
@@ -121,7 +126,7 @@ func benchIndex(b *testing.B, n int) *Index {
 	if err != nil {
 		b.Fatal(err)
 	}
-	ix := &Index{St: st, Emb: HashV1{}, DenseWeight: 0.75, LexicalWeight: 0.25}
+	ix := &Index{St: st, Emb: emb, DenseWeight: 0.75, LexicalWeight: 0.25}
 	if err := ix.Open(context.Background()); err != nil {
 		b.Fatal(err)
 	}
@@ -143,7 +148,7 @@ func benchIndex(b *testing.B, n int) *Index {
 	if err := st.CheckpointWAL(context.Background()); err != nil {
 		b.Fatal(err)
 	}
-	benchCorpora.Store(n, ix)
+	benchCorpora.Store(key, ix)
 	return ix
 }
 

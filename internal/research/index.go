@@ -188,8 +188,11 @@ type Scored struct {
 
 // Search runs the hybrid query.
 func (ix *Index) Search(ctx context.Context, query string, o SearchOptions) ([]Hit, error) {
-	if err := ix.Open(ctx); err != nil {
-		return nil, err
+	keywordOnly := ix.Emb == nil // no embedder could be loaded
+	if !keywordOnly {
+		if err := ix.Open(ctx); err != nil {
+			return nil, err
+		}
 	}
 	if o.TopK <= 0 {
 		o.TopK = 5
@@ -198,6 +201,9 @@ func (ix *Index) Search(ctx context.Context, query string, o SearchOptions) ([]H
 	dw, lw := ix.DenseWeight, ix.LexicalWeight
 	if dw < 0 || lw < 0 || dw+lw == 0 {
 		dw, lw = 0.5, 0.5
+	}
+	if keywordOnly {
+		dw, lw = 0, 1
 	}
 	// The lexical query runs in SQLite on one core while the dense scan
 	// runs here: at 100k chunks each takes tens of milliseconds, so the
@@ -233,10 +239,14 @@ func (ix *Index) Search(ctx context.Context, query string, o SearchOptions) ([]H
 	if lexErr != nil {
 		return nil, lexErr
 	}
+	exact, err := ix.exactHits(ctx, query, o.Sources)
+	if err != nil {
+		return nil, fmt.Errorf("full-text search: %w", err)
+	}
 	if denseErr != nil {
 		return nil, denseErr
 	}
-	return ix.fuse(ctx, lex, dense, dw, lw, terms, o)
+	return ix.fuse(ctx, lex, dense, exact, dw, lw, terms, o)
 }
 
 func (ix *Index) embedAndScan(ctx context.Context, query string, sources []int64, n int) ([]Scored, error) {
@@ -278,7 +288,7 @@ func (ix *Index) lexicalMatch(ctx context.Context, query string) (string, error)
 	return BuildMatchWithout(query, drop), nil
 }
 
-func (ix *Index) fuse(ctx context.Context, lex []store.FTSHit, dense []Scored, dw, lw float64, terms queryTerms, o SearchOptions) ([]Hit, error) {
+func (ix *Index) fuse(ctx context.Context, lex []store.FTSHit, dense []Scored, exact map[int64]int, dw, lw float64, terms queryTerms, o SearchOptions) ([]Hit, error) {
 	type cand struct {
 		rrf, dense, lexical float64
 	}
@@ -299,11 +309,17 @@ func (ix *Index) fuse(ctx context.Context, lex []store.FTSHit, dense []Scored, d
 		c.rrf += dw / float64(rrfK+r+1)
 		c.dense = math.Max(0, d.Score)
 	}
+	for id := range exact {
+		get(id) // a rare exact match ranks even outside both pools
+	}
 	order := make([]int64, 0, len(cands))
 	for id := range cands {
 		order = append(order, id)
 	}
 	sort.Slice(order, func(i, j int) bool {
+		if less, ok := exactFirst(exact, order[i], order[j]); ok {
+			return less
+		}
 		a, b := cands[order[i]], cands[order[j]]
 		if a.rrf != b.rrf {
 			return a.rrf > b.rrf
@@ -327,7 +343,7 @@ func (ix *Index) fuse(ctx context.Context, lex []store.FTSHit, dense []Scored, d
 		c := cands[id]
 		c.lexical = terms.coverage(ch.Text, ch.Title, ch.Section)
 		rel := (dw*c.dense + lw*c.lexical) / (dw + lw)
-		if o.MinRelevance > 0 && rel < o.MinRelevance {
+		if o.MinRelevance > 0 && rel < o.MinRelevance && exact[id] == 0 {
 			continue
 		}
 		set := tokenSet(ch.Text)

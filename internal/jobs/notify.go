@@ -62,6 +62,13 @@ type Message struct {
 	At       time.Time
 }
 
+// ChatText is the answer as one chat message in markdown: a header
+// naming the job and its question (the reader did not just ask it), then
+// the answer.
+func (m Message) ChatText() string {
+	return fmt.Sprintf("**Job %d:** %s\n\n%s", m.JobID, strings.TrimSpace(m.Question), strings.TrimSpace(m.Answer))
+}
+
 // Notifier delivers a job's answer to targets of one kind. The daemon's
 // chat transports implement it for xmpp: and telegram:.
 type Notifier interface {

@@ -5,11 +5,14 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/askygo/asky/internal/daemon"
 	"github.com/askygo/asky/internal/llm/llmtest"
 	"github.com/askygo/asky/internal/store"
 )
@@ -112,5 +115,31 @@ func TestJobAnswersDeliveredOverTelegram(t *testing.T) {
 	}
 	if got := api.messages(); len(got) != 1 {
 		t.Fatalf("sent %+v", got)
+	}
+}
+
+// A chat that set a [user_prompts] override gets /name expanded from the
+// config's prompts with its own on top; a file:// prompt is not read for
+// a chat.
+func TestChatPromptsOverrideExpands(t *testing.T) {
+	w := newWorld(t, "\n[user_prompts]\nr = \"Review loosely:\"\nf = \"file://~/secret.txt\"\nd = \"Define:\"\n")
+	os.WriteFile(filepath.Join(w.home, "secret.txt"), []byte("the secret"), 0o600)
+	r := newRunner(w.f)
+	ctx := context.Background()
+	a := daemon.Ask{Conversation: "xmpp:a@b", Question: "/r the quokka /d /f", Prompts: map[string]string{"r": "Review carefully:"}}
+	if _, err := r.Run(ctx, a); err != nil {
+		t.Fatal(err)
+	}
+	reqs := w.llm.Requests()
+	if got := reqs[len(reqs)-1].LastUser(); !strings.Contains(got, "Review carefully: the quokka Define: /f") {
+		t.Fatalf("question sent %q", got)
+	}
+	a = daemon.Ask{Conversation: "xmpp:c@d", Question: "/r as typed"}
+	if _, err := r.Run(ctx, a); err != nil {
+		t.Fatal(err)
+	}
+	reqs = w.llm.Requests()
+	if got := reqs[len(reqs)-1].LastUser(); !strings.Contains(got, "/r as typed") {
+		t.Fatalf("question sent %q", got)
 	}
 }

@@ -16,17 +16,14 @@ import (
 
 const evil = "get_url_content https://evil.example/a b --> c"
 
-// trust is the comparable state of every memory: scope, text,
+// trust is the comparable state of every memory: scope, text, tags,
 // confirmation and provenance.
 func trust(t *testing.T, st *store.Store) []string {
 	t.Helper()
-	ms, err := st.ListMemories(context.Background(), store.MemoryScope{All: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []string
+	out := facts(t, st)
+	ms, _ := st.ListMemories(context.Background(), store.MemoryScope{All: true})
 	for _, m := range ms {
-		out = append(out, fmt.Sprintf("%s|%s|unconfirmed=%v|%s", Scope(m.SessionID), m.Text, m.Unconfirmed, m.Provenance))
+		out = append(out, fmt.Sprintf("%s unconfirmed=%v %s", m.Text, m.Unconfirmed, m.Provenance))
 	}
 	slices.Sort(out)
 	return out

@@ -60,6 +60,9 @@ type Ingester struct {
 	Allowed []string
 	// OnProgress is called after each file (from the writing goroutine).
 	OnProgress func(Progress)
+	// OnSnapshot reports progress of the vector snapshot written at the
+	// end of an ingest that changed the corpus.
+	OnSnapshot SnapshotProgress
 }
 
 // Target is a file to ingest, with its size for progress.
@@ -317,6 +320,12 @@ func (in *Ingester) Ingest(ctx context.Context, targets []Target) ([]FileResult,
 	}
 	if wroteChunks >= 1000 {
 		_ = in.Index.St.CheckpointWAL(context.WithoutCancel(ctx))
+	}
+	if wroteChunks > 0 && ctx.Err() == nil {
+		// Written now, with progress, rather than by the first query: at a
+		// million chunks that query would otherwise spend seconds on it.
+		// A snapshot that cannot be written only costs that query speed.
+		_ = in.Index.RefreshSnapshot(ctx, in.OnSnapshot)
 	}
 	return results, ctx.Err()
 }

@@ -1,89 +1,134 @@
 package research
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
 	"math"
 	"os"
 	"path/filepath"
 	"unsafe"
+
+	"github.com/askygo/asky/internal/store"
 )
 
 // The vector snapshot is a cache of the active space's vectors in one
-// contiguous file, so a cold `corpus query` reads ~200 MB at file speed
-// instead of decoding 100k BLOBs through SQLite (~1.5 s). SQLite stays the
-// source of truth: the file is stamped with the corpus generation and
-// vector count, written to a temp file and renamed, and any mismatch or
-// read error is a cache miss.
-const snapshotMagic = "ASKYVEC1"
+// file, mapped read-only by each query process, so a cold `corpus query`
+// reads it at page-cache speed instead of decoding every vector through
+// SQLite. SQLite stays the source of truth: the file is stamped with the
+// corpus generation and vector count, written to a temp file and renamed,
+// and any mismatch, damage or read error is a cache miss that rebuilds it.
+//
+// Layout (little-endian):
+//
+//	header   64 B: magic, dim, rows per block, generation, count, CRC-32C of the first 60 bytes
+//	blocks   each snapBlockRows rows: n, CRC-32C of the block, then
+//	         ids int64, scales float32, row CRCs uint32, int8 codes
+//	float32  count×dim rows, 64-byte aligned
+//
+// The scan reads only the blocks (a quarter of the float32 bytes): each
+// row is an int8 code with a per-row scale, scored against the query and
+// then the best candidates are rescored with their float32 rows, so the
+// final order is exact. A block's CRC is checked the first time a process
+// scans it, in the same pass, while it is in cache; a float32 row's CRC
+// when it is rescored. A flipped byte anywhere a result comes from is
+// therefore caught, and the file is rebuilt from SQLite.
+const (
+	snapshotMagic  = "ASKYVEC2"
+	snapHeaderSize = 64
+	snapBlockRows  = 256
+	snapBlockHead  = 16
+)
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// errSnapshotDamaged means a checksum did not match: the file is rebuilt.
+var errSnapshotDamaged = errors.New("vector snapshot damaged")
 
 func (ix *Index) snapshotPath() string {
 	return filepath.Join(ix.SnapshotDir, "vectors-"+ix.fp+".snap")
 }
 
-type snapHeader struct {
-	Dim   uint32
-	Gen   int64
-	Count uint64
+// snapLayout places the parts of a snapshot of count vectors of dim.
+type snapLayout struct {
+	dim, count, blocks int
+	blockSize          int
+	f32Off             int64
 }
 
-// readSnapshot returns the snapshot's ids and vectors. On little-endian
-// machines the vectors alias a read-only mapping of the file, which the
-// caller owns (mapped is non-nil) and must unmap when done.
-func (ix *Index) readSnapshot(gen int64, count int) (ids []int64, flat []float32, mapped []byte, ok bool) {
+func layoutFor(dim, count int) snapLayout {
+	l := snapLayout{dim: dim, count: count, blocks: (count + snapBlockRows - 1) / snapBlockRows}
+	l.blockSize = align64(snapBlockHead + snapBlockRows*(8+4+4+dim))
+	l.f32Off = int64(snapHeaderSize) + int64(l.blocks)*int64(l.blockSize)
+	return l
+}
+
+func (l snapLayout) size() int64 { return l.f32Off + int64(l.count)*int64(l.dim)*4 }
+
+func (l snapLayout) blockOff(b int) int64 {
+	return int64(snapHeaderSize) + int64(b)*int64(l.blockSize)
+}
+
+// Offsets of the arrays inside a block.
+const (
+	snapIDsOff    = snapBlockHead
+	snapScalesOff = snapIDsOff + 8*snapBlockRows
+	snapRowCRCOff = snapScalesOff + 4*snapBlockRows
+	snapCodesOff  = snapRowCRCOff + 4*snapBlockRows
+)
+
+func align64(n int) int { return (n + 63) &^ 63 }
+
+// blockCRC covers a block's row count and everything after its header.
+func blockCRC(blk []byte) uint32 {
+	return crc32.Update(crc32.Checksum(blk[:4], castagnoli), castagnoli, blk[snapBlockHead:])
+}
+
+func encodeHeader(dim int, gen int64, count int) []byte {
+	h := make([]byte, snapHeaderSize)
+	copy(h, snapshotMagic)
+	binary.LittleEndian.PutUint32(h[8:], uint32(dim))
+	binary.LittleEndian.PutUint32(h[12:], snapBlockRows)
+	binary.LittleEndian.PutUint64(h[16:], uint64(gen))
+	binary.LittleEndian.PutUint64(h[24:], uint64(count))
+	binary.LittleEndian.PutUint32(h[60:], crc32.Checksum(h[:60], castagnoli))
+	return h
+}
+
+// openSnapshot maps the snapshot when it is current: same dimension,
+// generation and count, and an intact header. Blocks are checked as they
+// are scanned.
+func (ix *Index) openSnapshot(gen int64, count int) (*snapSet, bool) {
+	if !nativeLittleEndian() {
+		return nil, false // the file aliases memory as little-endian numbers
+	}
 	f, err := os.Open(ix.snapshotPath())
 	if err != nil {
-		return nil, nil, nil, false
+		return nil, false
 	}
 	defer f.Close()
 	fi, err := f.Stat()
-	if err != nil || fi.Size() < int64(len(snapshotMagic))+20 {
-		return nil, nil, nil, false
+	if err != nil || fi.Size() < snapHeaderSize {
+		return nil, false
+	}
+	var h [snapHeaderSize]byte
+	if _, err := f.ReadAt(h[:], 0); err != nil {
+		return nil, false
+	}
+	l := layoutFor(ix.spec.Dim, count)
+	if string(h[:8]) != snapshotMagic || binary.LittleEndian.Uint32(h[60:]) != crc32.Checksum(h[:60], castagnoli) ||
+		int(binary.LittleEndian.Uint32(h[8:])) != ix.spec.Dim || binary.LittleEndian.Uint32(h[12:]) != snapBlockRows ||
+		int64(binary.LittleEndian.Uint64(h[16:])) != gen || binary.LittleEndian.Uint64(h[24:]) != uint64(count) ||
+		fi.Size() != l.size() {
+		return nil, false
 	}
 	data, err := mapFile(f, fi.Size())
 	if err != nil {
-		return nil, nil, nil, false
+		return nil, false
 	}
-	fail := func() ([]int64, []float32, []byte, bool) {
-		unmapFile(data)
-		return nil, nil, nil, false
-	}
-	if string(data[:len(snapshotMagic)]) != snapshotMagic {
-		return fail()
-	}
-	var h snapHeader
-	if err := binary.Read(bytes.NewReader(data[len(snapshotMagic):]), binary.LittleEndian, &h); err != nil {
-		return fail()
-	}
-	if int(h.Dim) != ix.spec.Dim || h.Gen != gen || h.Count != uint64(count) {
-		return fail()
-	}
-	n, dim := int(h.Count), int(h.Dim)
-	off := len(snapshotMagic) + 20
-	if int64(len(data)) != int64(off)+int64(n)*8+int64(n)*int64(dim)*4 {
-		return fail()
-	}
-	ids = make([]int64, n)
-	for i := range ids {
-		ids[i] = int64(binary.LittleEndian.Uint64(data[off+8*i:]))
-	}
-	off += 8 * n
-	if n == 0 {
-		unmapFile(data)
-		return ids, []float32{}, nil, true
-	}
-	raw := data[off:]
-	if nativeLittleEndian() && uintptr(unsafe.Pointer(&raw[0]))%4 == 0 {
-		return ids, unsafe.Slice((*float32)(unsafe.Pointer(&raw[0])), n*dim), data, true
-	}
-	flat = make([]float32, n*dim)
-	for i := range flat {
-		flat[i] = math.Float32frombits(binary.LittleEndian.Uint32(raw[4*i:]))
-	}
-	unmapFile(data)
-	return ids, flat, nil, true
+	return &snapSet{data: data, l: l, checked: make([]uint32, l.blocks)}, true
 }
 
 func nativeLittleEndian() bool {
@@ -91,7 +136,78 @@ func nativeLittleEndian() bool {
 	return *(*byte)(unsafe.Pointer(&x)) == 1
 }
 
-func (ix *Index) writeSnapshot(gen int64, ids []int64, flat []float32) error {
+// snapWriter fills a snapshot file block by block from streamed vectors,
+// holding one block in memory.
+type snapWriter struct {
+	f     *os.File
+	l     snapLayout
+	blk   []byte
+	f32   []byte
+	row   int // rows written so far
+	inBlk int
+}
+
+func (w *snapWriter) add(id int64, vec []byte) error {
+	if w.row+w.inBlk >= w.l.count {
+		return fmt.Errorf("vector snapshot: more than the %d vectors counted", w.l.count)
+	}
+	dim, r := w.l.dim, w.inBlk
+	binary.LittleEndian.PutUint64(w.blk[snapIDsOff+8*r:], uint64(id))
+	binary.LittleEndian.PutUint32(w.blk[snapRowCRCOff+4*r:], crc32.Checksum(vec, castagnoli))
+	maxAbs := float32(0)
+	for i := 0; i < dim; i++ {
+		maxAbs = max(maxAbs, abs32(math.Float32frombits(binary.LittleEndian.Uint32(vec[4*i:]))))
+	}
+	scale := maxAbs / 127
+	binary.LittleEndian.PutUint32(w.blk[snapScalesOff+4*r:], math.Float32bits(scale))
+	codes := w.blk[snapCodesOff+dim*r : snapCodesOff+dim*(r+1)]
+	for i := range codes {
+		var c int8
+		if scale > 0 {
+			c = int8(max(-127, min(127, math.Round(float64(math.Float32frombits(binary.LittleEndian.Uint32(vec[4*i:]))/scale)))))
+		}
+		codes[i] = byte(c)
+	}
+	w.f32 = append(w.f32, vec...)
+	w.inBlk++
+	if w.inBlk == snapBlockRows {
+		return w.flush()
+	}
+	return nil
+}
+
+func (w *snapWriter) flush() error {
+	if w.inBlk == 0 {
+		return nil
+	}
+	b := w.row / snapBlockRows
+	binary.LittleEndian.PutUint32(w.blk[0:], uint32(w.inBlk))
+	binary.LittleEndian.PutUint32(w.blk[4:], blockCRC(w.blk))
+	if _, err := w.f.WriteAt(w.blk, w.l.blockOff(b)); err != nil {
+		return err
+	}
+	if _, err := w.f.WriteAt(w.f32, w.l.f32Off+int64(w.row)*int64(w.l.dim)*4); err != nil {
+		return err
+	}
+	w.row += w.inBlk
+	w.inBlk = 0
+	w.f32 = w.f32[:0]
+	clear(w.blk)
+	return nil
+}
+
+func abs32(x float32) float32 { return math.Float32frombits(math.Float32bits(x) &^ (1 << 31)) }
+
+// SnapshotProgress reports vectors written to the snapshot so far.
+type SnapshotProgress func(done, total int)
+
+// writeSnapshot streams the space's vectors from SQLite into a new
+// snapshot file (one block of memory, whatever the corpus size) and
+// renames it into place.
+func (ix *Index) writeSnapshot(ctx context.Context, f store.CorpusFacts, progress SnapshotProgress) error {
+	if !nativeLittleEndian() {
+		return errors.New("vector snapshot: big-endian machines read vectors from SQLite")
+	}
 	if err := os.MkdirAll(ix.SnapshotDir, 0o700); err != nil {
 		return err
 	}
@@ -100,63 +216,37 @@ func (ix *Index) writeSnapshot(gen int64, ids []int64, flat []float32) error {
 		return err
 	}
 	defer os.Remove(tmp.Name())
-	w := bufio.NewWriterSize(tmp, 1<<20)
-	w.WriteString(snapshotMagic)
-	if err := binary.Write(w, binary.LittleEndian, snapHeader{Dim: uint32(ix.spec.Dim), Gen: gen, Count: uint64(len(ids))}); err != nil {
-		tmp.Close()
+	defer tmp.Close()
+	l := layoutFor(ix.spec.Dim, f.Vectors)
+	if err := tmp.Truncate(l.size()); err != nil {
 		return err
 	}
-	if nativeLittleEndian() && len(ids) > 0 && len(flat) > 0 {
-		// The in-memory layout is the file layout: write it as it is
-		// (200 MB at 100k × 512 takes a fraction of a second).
-		w.Write(unsafe.Slice((*byte)(unsafe.Pointer(&ids[0])), 8*len(ids)))
-		w.Write(unsafe.Slice((*byte)(unsafe.Pointer(&flat[0])), 4*len(flat)))
-	} else {
-		var buf [8]byte
-		for _, id := range ids {
-			binary.LittleEndian.PutUint64(buf[:], uint64(id))
-			w.Write(buf[:])
+	w := &snapWriter{f: tmp, l: l, blk: make([]byte, l.blockSize), f32: make([]byte, 0, snapBlockRows*l.dim*4)}
+	err = ix.St.EachVectorBlock(ctx, ix.fp, ix.spec.Dim, nil, func(b store.VectorBlock) error {
+		for i, id := range b.IDs {
+			if err := w.add(id, b.Vecs[4*ix.spec.Dim*i:4*ix.spec.Dim*(i+1)]); err != nil {
+				return err
+			}
 		}
-		for _, x := range flat {
-			binary.LittleEndian.PutUint32(buf[:4], math.Float32bits(x))
-			w.Write(buf[:4])
+		if progress != nil {
+			progress(w.row+w.inBlk, f.Vectors)
 		}
+		return ctx.Err()
+	})
+	if err != nil {
+		return err
 	}
-	if err := w.Flush(); err != nil {
-		tmp.Close()
+	if err := w.flush(); err != nil {
+		return err
+	}
+	if w.row != f.Vectors {
+		return fmt.Errorf("vector snapshot: %d vectors stored, %d counted", w.row, f.Vectors)
+	}
+	if _, err := tmp.WriteAt(encodeHeader(ix.spec.Dim, f.Generation, f.Vectors), 0); err != nil {
 		return err
 	}
 	if err := tmp.Close(); err != nil {
 		return err
 	}
 	return os.Rename(tmp.Name(), ix.snapshotPath())
-}
-
-// loadAllVectors reads the whole space, through the snapshot when one is
-// configured and current.
-func (ix *Index) loadAllVectors(ctx context.Context) ([]int64, []float32, error) {
-	if ix.SnapshotDir == "" {
-		return ix.St.CorpusVectors(ctx, ix.fp, ix.spec.Dim, nil)
-	}
-	gen, err := ix.St.CorpusGeneration(ctx)
-	if err != nil {
-		return nil, nil, err
-	}
-	_, count, err := ix.St.CorpusCounts(ctx, ix.fp)
-	if err != nil {
-		return nil, nil, err
-	}
-	if ids, flat, mapped, ok := ix.readSnapshot(gen, count); ok {
-		ix.mapped = mapped
-		return ids, flat, nil
-	}
-	ids, flat, err := ix.St.CorpusVectorsSized(ctx, ix.fp, ix.spec.Dim, count)
-	if err != nil {
-		return nil, nil, err
-	}
-	if len(ids) == count {
-		// A cache that cannot be written only costs speed.
-		_ = ix.writeSnapshot(gen, ids, flat)
-	}
-	return ids, flat, nil
 }

@@ -3,6 +3,7 @@ package research
 import (
 	"context"
 	"fmt"
+	"math"
 	"math/rand"
 	"os"
 	"path/filepath"
@@ -101,7 +102,8 @@ func BenchmarkIngest(b *testing.B) {
 }
 
 // benchCorpus builds (once per size) a store with n synthetic chunks of
-// ~1 KB in 100 sources, with hash-v1 vectors.
+// ~1 KB in 100 sources, with hash-v1 vectors and a vector snapshot. With
+// ASKY_BENCH_CACHE set, the corpus is kept there and reused.
 var (
 	benchCorpora sync.Map
 	benchDirs    []string
@@ -112,35 +114,58 @@ func benchIndex(b *testing.B, n int) *Index {
 	if v, ok := benchCorpora.Load(n); ok {
 		return v.(*Index)
 	}
-	dir, err := os.MkdirTemp("", "asky-bench")
-	if err != nil {
-		b.Fatal(err)
-	}
-	benchDirs = append(benchDirs, dir)
-	st, err := store.Open(context.Background(), filepath.Join(dir, "asky.db"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	ix := &Index{St: st, Emb: HashV1{}, DenseWeight: 0.75, LexicalWeight: 0.25}
-	if err := ix.Open(context.Background()); err != nil {
-		b.Fatal(err)
-	}
-	s := newSynth(int64(n))
-	per := n / 100
-	for d := 0; d < 100; d++ {
-		chunks := make([]store.CorpusChunk, per)
-		texts := make([]string, per)
-		for i := range chunks {
-			texts[i] = s.text(1000)
-			chunks[i] = store.CorpusChunk{Index: i, Title: fmt.Sprintf("Doc %d", d), Section: "Part", Text: texts[i]}
+	ctx := context.Background()
+	var dir string
+	cached := false
+	if c := os.Getenv("ASKY_BENCH_CACHE"); c != "" {
+		dir = filepath.Join(c, fmt.Sprintf("research-%d", n))
+		_, err := os.Stat(filepath.Join(dir, "complete"))
+		cached = err == nil
+		if !cached {
+			os.RemoveAll(dir)
 		}
-		vecs, _ := ix.Emb.EmbedDocuments(context.Background(), texts)
-		src := &store.CorpusSource{Path: fmt.Sprintf("/bench/%d.md", d), Title: fmt.Sprintf("Doc %d", d), Format: "md", SHA256: "x", Content: "", Sections: "[]"}
-		if _, err := st.ReplaceCorpusSource(context.Background(), src, chunks, ix.Fingerprint(), vecs); err != nil {
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			b.Fatal(err)
+		}
+	} else {
+		var err error
+		if dir, err = os.MkdirTemp("", "asky-bench"); err != nil {
+			b.Fatal(err)
+		}
+		benchDirs = append(benchDirs, dir)
+	}
+	st, err := store.Open(ctx, filepath.Join(dir, "asky.db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	ix := &Index{St: st, Emb: HashV1{}, DenseWeight: 0.75, LexicalWeight: 0.25, SnapshotDir: filepath.Join(dir, "cache")}
+	if err := ix.Open(ctx); err != nil {
+		b.Fatal(err)
+	}
+	if !cached {
+		s := newSynth(int64(n))
+		per := n / 100
+		for d := 0; d < 100; d++ {
+			chunks := make([]store.CorpusChunk, per)
+			texts := make([]string, per)
+			for i := range chunks {
+				texts[i] = s.text(1000)
+				chunks[i] = store.CorpusChunk{Index: i, Title: fmt.Sprintf("Doc %d", d), Section: "Part", Text: texts[i]}
+			}
+			vecs, _ := ix.Emb.EmbedDocuments(ctx, texts)
+			src := &store.CorpusSource{Path: fmt.Sprintf("/bench/%d.md", d), Title: fmt.Sprintf("Doc %d", d), Format: "md", SHA256: "x", Content: "", Sections: "[]"}
+			if _, err := st.ReplaceCorpusSource(ctx, src, chunks, ix.Fingerprint(), vecs); err != nil {
+				b.Fatal(err)
+			}
+		}
+		if err := st.CheckpointWAL(ctx); err != nil {
+			b.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "complete"), nil, 0o600); err != nil {
 			b.Fatal(err)
 		}
 	}
-	if err := st.CheckpointWAL(context.Background()); err != nil {
+	if err := ix.RefreshSnapshot(ctx, nil); err != nil {
 		b.Fatal(err)
 	}
 	benchCorpora.Store(n, ix)
@@ -156,25 +181,62 @@ func benchQueries(s *synth) []string {
 	return qs
 }
 
+// readFloor is the time two threads take to read the float32 matrix once
+// with the SIMD kernel (the best of 5): the memory-read floor, measured
+// in the same run as the scans it is compared with.
+func readFloor(flat []float32) time.Duration {
+	best := time.Duration(math.MaxInt64)
+	for k := 0; k < 5; k++ {
+		t0 := time.Now()
+		var wg sync.WaitGroup
+		half := len(flat) / 2
+		for _, part := range [][]float32{flat[:half], flat[half:]} {
+			wg.Add(1)
+			go func(p []float32) {
+				defer wg.Done()
+				sink := dot(p, p)
+				_ = sink
+			}(part)
+		}
+		wg.Wait()
+		best = min(best, time.Since(t0))
+	}
+	return best
+}
+
 func benchmarkQueries(b *testing.B, n int) {
 	ix := benchIndex(b, n)
 	qs := benchQueries(newSynth(int64(n)))
 	ctx := context.Background()
-	if _, err := ix.Search(ctx, qs[0], SearchOptions{TopK: 10}); err != nil { // load vectors
+	if _, err := ix.Search(ctx, qs[0], SearchOptions{TopK: 10}); err != nil { // map the snapshot
 		b.Fatal(err)
 	}
-	ids, flat := ix.ids, ix.flat
+	snap := ix.snap
+	if snap == nil {
+		b.Fatal("no snapshot mapped")
+	}
+	ids, flat, err := ix.St.CorpusVectors(ctx, ix.Fingerprint(), 512, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
 	qv := make([][]float32, len(qs))
 	for i, q := range qs {
 		qv[i] = HashV1Vector(q)
 	}
+	// The floor of each scan is the bytes it must read at the measured
+	// two-thread read speed: all float32 rows for the flat scan, the int8
+	// blocks (ids, scales, codes) for the snapshot scan.
+	floor := readFloor(flat)
+	perByte := float64(floor) / float64(4*len(flat))
+	snapFloor := time.Duration(perByte * float64(int64(snap.l.blocks)*int64(snap.l.blockSize)))
+	msPer := func(b *testing.B) float64 { return float64(b.Elapsed().Microseconds()) / 1000 / float64(b.N) }
 	b.Run("hybrid", func(b *testing.B) {
 		for i := 0; i < b.N; i++ {
 			if _, err := ix.Search(ctx, qs[i%len(qs)], SearchOptions{TopK: 10}); err != nil {
 				b.Fatal(err)
 			}
 		}
-		b.ReportMetric(float64(b.Elapsed().Microseconds())/1000/float64(b.N), "ms/query")
+		b.ReportMetric(msPer(b), "ms/query")
 	})
 	b.Run("fts", func(b *testing.B) {
 		for i := 0; i < b.N; i++ {
@@ -182,22 +244,40 @@ func benchmarkQueries(b *testing.B, n int) {
 				b.Fatal(err)
 			}
 		}
-		b.ReportMetric(float64(b.Elapsed().Microseconds())/1000/float64(b.N), "ms/query")
+		b.ReportMetric(msPer(b), "ms/query")
 	})
 	b.Run("flat-floor", func(b *testing.B) {
+		// The float32 scan (in memory, without a snapshot) against its floor.
 		for i := 0; i < b.N; i++ {
 			FlatTopK(ids, flat, 512, qv[i%len(qv)], 100)
 		}
-		b.ReportMetric(float64(b.Elapsed().Microseconds())/1000/float64(b.N), "ms/query")
+		b.ReportMetric(msPer(b), "ms/query")
+		b.ReportMetric(float64(floor.Microseconds())/1000, "floor-ms")
+		b.ReportMetric(msPer(b)/(float64(floor.Microseconds())/1000), "x-floor")
+	})
+	b.Run("snapshot-int8", func(b *testing.B) {
+		// What a query scans: int8 codes, then float32 rescoring.
+		for i := 0; i < b.N; i++ {
+			if _, err := snap.topK(qv[i%len(qv)], 100); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.ReportMetric(msPer(b), "ms/query")
+		b.ReportMetric(float64(snapFloor.Microseconds())/1000, "floor-ms")
+		b.ReportMetric(msPer(b)/(float64(snapFloor.Microseconds())/1000), "x-floor")
+		b.ReportMetric(float64(floor.Microseconds())/1000, "f32-floor-ms")
 	})
 	b.Run("chromem", func(b *testing.B) {
 		// Collection build is included: that is the cost per CLI query.
+		if n > 100000 {
+			b.Skip("minutes per query at this size")
+		}
 		for i := 0; i < b.N; i++ {
 			if _, err := ChromemTopK(ctx, ids, flat, 512, qv[i%len(qv)], 100); err != nil {
 				b.Fatal(err)
 			}
 		}
-		b.ReportMetric(float64(b.Elapsed().Microseconds())/1000/float64(b.N), "ms/query")
+		b.ReportMetric(msPer(b), "ms/query")
 	})
 	b.Run("load-vectors", func(b *testing.B) {
 		for i := 0; i < b.N; i++ {
@@ -205,15 +285,22 @@ func benchmarkQueries(b *testing.B, n int) {
 				b.Fatal(err)
 			}
 		}
-		b.ReportMetric(float64(b.Elapsed().Microseconds())/1000/float64(b.N), "ms/load")
+		b.ReportMetric(msPer(b), "ms/load")
 	})
 }
 
 // BenchmarkQuery10k and BenchmarkQuery100k measure hybrid query latency
-// beside its parts and the brute-force float32 floor over one contiguous
-// slice.
+// beside its parts and the memory-read floor of each scan.
+// BenchmarkQuery1M runs only with ASKY_BENCH_1M=1 (building the corpus
+// takes minutes; ASKY_BENCH_CACHE=dir keeps it between runs).
 func BenchmarkQuery10k(b *testing.B)  { benchmarkQueries(b, 10000) }
 func BenchmarkQuery100k(b *testing.B) { benchmarkQueries(b, 100000) }
+func BenchmarkQuery1M(b *testing.B) {
+	if os.Getenv("ASKY_BENCH_1M") == "" {
+		b.Skip("set ASKY_BENCH_1M=1 (and ASKY_BENCH_CACHE=dir to keep the corpus)")
+	}
+	benchmarkQueries(b, 1000000)
+}
 
 // BenchmarkHashV1 embeds ~1 KB chunks on one core, reusing the embedder's
 // buffers as EmbedDocuments does.

@@ -138,17 +138,20 @@ func (ix *Index) Open(ctx context.Context) error {
 	return nil
 }
 
-// refreshFacts reads the corpus facts for a query, unless Open has just
-// read them: one small read of maintained counters per query. A changed
-// generation (a write by this or another process) drops the cached
-// vectors, so a long-running process never scans a stale corpus.
-func (ix *Index) refreshFacts(ctx context.Context) error {
+// refreshFacts reads the corpus facts (generation and counts, kept up to
+// date by every write) and sets Missing. A query calls it with
+// reuse=true, which takes the facts Open has just read instead: one read
+// per query. A changed generation (a write by this or another process)
+// drops the cached vectors, so a long-running process never scans a
+// stale corpus.
+func (ix *Index) refreshFacts(ctx context.Context, reuse bool) error {
 	ix.mu.Lock()
-	if ix.factsFresh {
+	if reuse && ix.factsFresh {
 		ix.factsFresh = false
 		ix.mu.Unlock()
 		return nil
 	}
+	ix.factsFresh = false
 	gen := ix.facts.Generation
 	ix.mu.Unlock()
 	f, err := ix.St.CorpusFacts(ctx, ix.fp)
@@ -224,7 +227,7 @@ func (ix *Index) Search(ctx context.Context, query string, o SearchOptions) ([]H
 	if err := ix.Open(ctx); err != nil {
 		return nil, err
 	}
-	if err := ix.refreshFacts(ctx); err != nil {
+	if err := ix.refreshFacts(ctx, true); err != nil {
 		return nil, err
 	}
 	if o.TopK <= 0 {
@@ -513,10 +516,12 @@ func (ix *Index) RefreshSnapshot(ctx context.Context, progress SnapshotProgress)
 	if err := ix.Open(ctx); err != nil {
 		return err
 	}
-	f, err := ix.St.CorpusFacts(ctx, ix.fp)
-	if err != nil {
+	if err := ix.refreshFacts(ctx, false); err != nil {
 		return err
 	}
+	ix.mu.Lock()
+	f := ix.facts
+	ix.mu.Unlock()
 	if f.Vectors == 0 {
 		return nil
 	}
@@ -573,21 +578,6 @@ func isZero(v []float32) bool {
 		}
 	}
 	return true
-}
-
-// insertTop inserts r into top (best first, equal scores by id), keeping
-// at most n.
-func insertTop(top []Scored, r Scored, n int) []Scored {
-	i := sort.Search(len(top), func(i int) bool {
-		return top[i].Score < r.Score || top[i].Score == r.Score && top[i].ID > r.ID
-	})
-	top = append(top, Scored{})
-	copy(top[i+1:], top[i:])
-	top[i] = r
-	if len(top) > n {
-		top = top[:n]
-	}
-	return top
 }
 
 // SectionsOf decodes a source's stored sections.

@@ -327,6 +327,8 @@ func (in *Ingester) Ingest(ctx context.Context, targets []Target) ([]FileResult,
 		// A snapshot that cannot be written only costs that query speed.
 		_ = in.Index.RefreshSnapshot(ctx, in.OnSnapshot)
 	}
+	// Missing (chunks without vectors) as of now, for the caller's note.
+	_ = in.Index.refreshFacts(context.WithoutCancel(ctx), false)
 	return results, ctx.Err()
 }
 

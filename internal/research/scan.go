@@ -56,22 +56,54 @@ func parallelBlocks(workers, n int, fn func(w, b int)) {
 	wg.Wait()
 }
 
-// topList keeps the n best (score, key) pairs, best first.
-// Equal scores keep the smaller key, whatever order rows come in.
+// topList keeps the n best (score, key) pairs in a heap whose root is the
+// worst kept; equal scores keep the smaller key, whatever order rows come
+// in. Most rows of a scan lose against the root at one comparison.
 type topList struct {
-	n   int
-	s   []Scored
-	min float64
+	n int
+	s []Scored
 }
 
-func newTopList(n int) *topList { return &topList{n: n, s: make([]Scored, 0, n+1), min: math.Inf(-1)} }
+func newTopList(n int) *topList { return &topList{n: n, s: make([]Scored, 0, n)} }
+
+// worse reports whether a ranks below b.
+func worse(a, b Scored) bool { return a.Score < b.Score || a.Score == b.Score && a.ID > b.ID }
 
 func (t *topList) add(id int64, score float64) {
-	if len(t.s) == t.n && (score < t.min || score == t.min && id > t.s[len(t.s)-1].ID) {
+	if t.n <= 0 {
 		return
 	}
-	t.s = insertTop(t.s, Scored{ID: id, Score: score}, t.n)
-	t.min = t.s[len(t.s)-1].Score
+	x := Scored{ID: id, Score: score}
+	if len(t.s) < t.n {
+		t.s = append(t.s, x)
+		for i := len(t.s) - 1; i > 0; {
+			p := (i - 1) / 2
+			if !worse(t.s[i], t.s[p]) {
+				break
+			}
+			t.s[i], t.s[p] = t.s[p], t.s[i]
+			i = p
+		}
+		return
+	}
+	if !worse(t.s[0], x) {
+		return
+	}
+	t.s[0] = x
+	for i := 0; ; {
+		l, m := 2*i+1, i
+		if l < len(t.s) && worse(t.s[l], t.s[m]) {
+			m = l
+		}
+		if r := l + 1; r < len(t.s) && worse(t.s[r], t.s[m]) {
+			m = r
+		}
+		if m == i {
+			return
+		}
+		t.s[i], t.s[m] = t.s[m], t.s[i]
+		i = m
+	}
 }
 
 // mergeTop joins per-worker lists into the n best, by score then id.
@@ -109,7 +141,11 @@ func FlatTopK(ids []int64, flat []float32, dim int, qv []float32, n int) []Score
 	parallelBlocks(workers, blocks, func(w, b int) {
 		top := parts[w]
 		for r := b * scanBlockRows; r < min(rows, (b+1)*scanBlockRows); r++ {
-			top.add(ids[r], float64(dot(flat[r*dim:(r+1)*dim], qv)))
+			sc := float64(dot(flat[r*dim:(r+1)*dim], qv))
+			if len(top.s) == top.n && sc < top.s[0].Score {
+				continue
+			}
+			top.add(ids[r], sc)
 		}
 	})
 	return mergeTop(parts, n)
@@ -166,7 +202,11 @@ func (s *snapSet) topK(qv []float32, n int) ([]Scored, error) {
 		base := int64(b * snapBlockRows)
 		for r := 0; r < rows; r++ {
 			// The key is the global row; ids are read for candidates only.
-			top.add(base+int64(r), float64(float32(dotI8(codes[r*dim:(r+1)*dim], q16))*scales[r]*qScale))
+			sc := float64(float32(dotI8(codes[r*dim:(r+1)*dim], q16)) * scales[r] * qScale)
+			if len(top.s) == top.n && sc < top.s[0].Score {
+				continue // the common case, without a call
+			}
+			top.add(base+int64(r), sc)
 		}
 	})
 	if damaged.Load() {

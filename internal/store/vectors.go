@@ -274,3 +274,15 @@ func (s *Store) DropOtherSpaces(ctx context.Context, keep string) error {
 	}
 	return tx.Commit()
 }
+
+// VectorStorage returns the bytes the vector table takes in the database
+// file (its pages, from dbstat) and the raw bytes of the vectors in it,
+// for benchmarks and size reports.
+func (s *Store) VectorStorage(ctx context.Context) (stored, raw int64, err error) {
+	err = s.db.QueryRowContext(ctx, `SELECT coalesce(sum(pgsize), 0) FROM dbstat WHERE name = 'corpus_vector_blocks'`).Scan(&stored)
+	if err != nil {
+		return 0, 0, err
+	}
+	err = s.db.QueryRowContext(ctx, `SELECT coalesce(sum(length(vecs)), 0) FROM corpus_vector_blocks`).Scan(&raw)
+	return stored, raw, err
+}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"os"
 	"path/filepath"
 	"testing"
 )
@@ -162,16 +161,6 @@ func TestVectorStorageNearRaw(t *testing.T) {
 	}
 	defer st.Close()
 	const dim, per, docs = 512, 100, 20
-	size := func() int64 {
-		if err := st.CheckpointWAL(ctx); err != nil {
-			t.Fatal(err)
-		}
-		fi, err := os.Stat(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return fi.Size()
-	}
 	for d := 0; d < docs; d++ {
 		w := SourceWrite{Src: &CorpusSource{Path: fmt.Sprint("/", d), Title: "t", Format: "md", SHA256: "x", Sections: "[]"}}
 		for i := 0; i < per; i++ {
@@ -182,15 +171,13 @@ func TestVectorStorageNearRaw(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	var pages, pageSize int64
-	st.db.QueryRowContext(ctx, `SELECT count(*) FROM dbstat WHERE name = 'corpus_vector_blocks'`).Scan(&pages)
-	st.db.QueryRowContext(ctx, `PRAGMA page_size`).Scan(&pageSize)
-	raw := int64(docs * per * dim * 4)
-	if pages == 0 {
-		// dbstat is not compiled in: fall back to the whole file.
-		pages, pageSize = size(), 1
+	got, raw, err := st.VectorStorage(ctx)
+	if err != nil {
+		t.Fatal(err)
 	}
-	got := pages * pageSize
+	if raw != docs*per*dim*4 {
+		t.Fatalf("raw %d bytes, want %d", raw, docs*per*dim*4)
+	}
 	t.Logf("vectors take %.3f× their raw bytes", float64(got)/float64(raw))
 	if float64(got) > 1.2*float64(raw) {
 		t.Fatalf("vectors take %d bytes for %d raw (%.2f×)", got, raw, float64(got)/float64(raw))

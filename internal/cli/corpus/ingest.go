@@ -80,6 +80,13 @@ func ingestRun(ctx context.Context, opts *IngestOptions) error {
 	if opts.IO.IsStderrTTY() && !opts.JSON {
 		bar = &progressBar{w: opts.IO.ErrOut}
 		in.OnProgress = bar.update
+		var snapStart time.Time
+		in.OnSnapshot = func(done, total int) {
+			if snapStart.IsZero() {
+				snapStart = time.Now()
+			}
+			bar.draw(done, total, time.Since(snapStart), fmt.Sprintf("indexing vectors %d/%d", done, total))
+		}
 	}
 	start := time.Now()
 	results, err := in.Ingest(ctx, targets)

@@ -9,17 +9,25 @@ import (
 )
 
 // Vectors are stored packed per document (see migration 0008): a row of
-// corpus_vector_blocks holds up to vectorBlockRows chunk vectors of one
-// source in one embedding space. Rows this size live in overflow pages,
-// which SQLite fills, so vectors take ~1.0× their raw bytes on disk; a
-// row per vector wasted half of every page.
-const vectorBlockRows = 1024
+// corpus_vector_blocks holds the vectors of up to vectorBlockRows(dim)
+// chunks of one source in one embedding space. Rows this size live in
+// overflow pages, which SQLite fills, so vectors take ~1.0× their raw
+// bytes on disk; a row per vector wasted half of every page. Rows stay
+// near 256 KB: reading multi-MB rows made the SQLite allocator keep as
+// much memory as the whole space it streamed (2 GB at a million chunks).
+const vectorBlockBytes = 256 << 10
+
+func vectorBlockRows(dim int) int { return max(8, vectorBlockBytes/(4*max(1, dim))) }
 
 // putVectorBlocks writes the vectors of one source's chunks (cids[i] owns
 // vecs[i]) as packed rows and counts them.
 func putVectorBlocks(ctx context.Context, tx *sql.Tx, sourceID int64, fingerprint string, cids []int64, vecs [][]float32) error {
-	for lo := 0; lo < len(cids); lo += vectorBlockRows {
-		hi := min(lo+vectorBlockRows, len(cids))
+	rows := 1
+	if len(vecs) > 0 {
+		rows = vectorBlockRows(len(vecs[0]))
+	}
+	for lo := 0; lo < len(cids); lo += rows {
+		hi := min(lo+rows, len(cids))
 		idb := make([]byte, 0, 8*(hi-lo))
 		var vb []byte
 		for k := lo; k < hi; k++ {

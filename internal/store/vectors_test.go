@@ -118,10 +118,10 @@ func TestVectorCountsFollowWrites(t *testing.T) {
 		}
 	}
 	// A source bigger than one block is split over several rows.
-	if _, err := st.ReplaceCorpusSources(ctx, []SourceWrite{doc("/a", vectorBlockRows+5, true), doc("/b", 3, false)}, "fp"); err != nil {
+	if _, err := st.ReplaceCorpusSources(ctx, []SourceWrite{doc("/a", vectorBlockRows(2)+5, true), doc("/b", 3, false)}, "fp"); err != nil {
 		t.Fatal(err)
 	}
-	check("insert", vectorBlockRows+8, vectorBlockRows+5)
+	check("insert", vectorBlockRows(2)+8, vectorBlockRows(2)+5)
 	if _, err := st.ReplaceCorpusSources(ctx, []SourceWrite{doc("/a", 2, true)}, "fp"); err != nil {
 		t.Fatal(err)
 	}

@@ -228,7 +228,7 @@ func benchmarkQueries(b *testing.B, n int) {
 	// blocks (ids, scales, codes) for the snapshot scan.
 	floor := readFloor(flat)
 	perByte := float64(floor) / float64(4*len(flat))
-	snapFloor := time.Duration(perByte * float64(int64(snap.l.blocks)*int64(snap.l.blockSize)))
+	snapFloor := time.Duration(perByte * float64(int64(snap.l.blocks)*int64(snap.l.codeSize)))
 	msPer := func(b *testing.B) float64 { return float64(b.Elapsed().Microseconds()) / 1000 / float64(b.N) }
 	b.Run("hybrid", func(b *testing.B) {
 		for i := 0; i < b.N; i++ {

@@ -255,6 +255,10 @@ func (in *Ingester) Ingest(ctx context.Context, targets []Target) ([]FileResult,
 	pctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	ch := in.prepareAll(pctx, targets)
+	// The vector snapshot follows the writes when it can (see
+	// snapAppender); otherwise it is rewritten at the end.
+	app := in.Index.beginAppend(ctx)
+	defer func() { app.close() }()
 	start := time.Now()
 	var results []FileResult
 	prog := Progress{TotalFiles: len(targets), TotalBytes: total}
@@ -302,6 +306,10 @@ func (in *Ingester) Ingest(ctx context.Context, targets []Target) ([]FileResult,
 				batch[i].res.ID = ids[k]
 				wroteChunks += len(batch[i].chunks)
 			}
+			if app != nil && app.append(ctx, writes) != nil {
+				app.close()
+				app = nil
+			}
 		}
 		for _, q := range batch {
 			results = append(results, q.res)
@@ -322,9 +330,11 @@ func (in *Ingester) Ingest(ctx context.Context, targets []Target) ([]FileResult,
 		_ = in.Index.St.CheckpointWAL(context.WithoutCancel(ctx))
 	}
 	if wroteChunks > 0 && ctx.Err() == nil {
-		// Written now, with progress, rather than by the first query: at a
-		// million chunks that query would otherwise spend seconds on it.
-		// A snapshot that cannot be written only costs that query speed.
+		// Unless the appends kept it current (then this only checks the
+		// header), written now, with progress, rather than by the first
+		// query: at a million chunks that query would otherwise spend
+		// seconds on it. A snapshot that cannot be written only costs
+		// that query speed.
 		_ = in.Index.RefreshSnapshot(ctx, in.OnSnapshot)
 	}
 	// Missing (chunks without vectors) as of now, for the caller's note.

@@ -183,7 +183,7 @@ func (s *snapSet) topK(qv []float32, n int) ([]Scored, error) {
 			return
 		}
 		off := s.l.blockOff(b)
-		blk := s.data[off : off+int64(s.l.blockSize)]
+		blk := s.data[off : off+int64(s.l.codeSize)]
 		rows := int(binary.LittleEndian.Uint32(blk))
 		if rows > snapBlockRows {
 			damaged.Store(true)
@@ -234,7 +234,7 @@ func (s *snapSet) topK(qv []float32, n int) ([]Scored, error) {
 		row := int(c.ID)
 		b, r := row/snapBlockRows, row%snapBlockRows
 		blk := s.data[s.l.blockOff(b):]
-		off := s.l.f32Off + int64(row)*int64(dim)*4
+		off := s.l.rowOff(row)
 		raw := s.data[off : off+int64(dim)*4]
 		if crc32.Checksum(raw, castagnoli) != binary.LittleEndian.Uint32(blk[snapRowCRCOff+4*r:]) {
 			return nil, errSnapshotDamaged

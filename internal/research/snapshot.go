@@ -23,20 +23,23 @@ import (
 //
 // Layout (little-endian):
 //
-//	header   64 B: magic, dim, rows per block, generation, count, CRC-32C of the first 60 bytes
-//	blocks   each snapBlockRows rows: n, CRC-32C of the block, then
-//	         ids int64, scales float32, row CRCs uint32, int8 codes
-//	float32  count×dim rows, 64-byte aligned
+//	header  64 B: magic, dim, rows per block, generation, count, CRC-32C of the first 60 bytes
+//	blocks  each snapBlockRows rows, all full but the last:
+//	        n, CRC-32C of the coded part, then ids int64, scales float32,
+//	        row CRCs uint32, int8 codes (the coded part, 64-byte aligned),
+//	        then the float32 rows
 //
-// The scan reads only the blocks (a quarter of the float32 bytes): each
-// row is an int8 code with a per-row scale, scored against the query and
-// then the best candidates are rescored with their float32 rows, so the
-// final order is exact. A block's CRC is checked the first time a process
-// scans it, in the same pass, while it is in cache; a float32 row's CRC
-// when it is rescored. A flipped byte anywhere a result comes from is
-// therefore caught, and the file is rebuilt from SQLite.
+// The scan reads only the coded parts (a quarter of the float32 bytes):
+// each row is an int8 code with a per-row scale, scored against the query,
+// and then the best candidates are rescored with their float32 rows, so
+// the final order is exact. A block's CRC is checked the first time a
+// process scans it, in the same pass; a float32 row's CRC when it is
+// rescored. A flipped byte anywhere a result comes from is therefore
+// caught, and the file is rebuilt from SQLite. Blocks are self-contained,
+// so an ingest appends to the file as it writes (snapAppender) instead of
+// rewriting it.
 const (
-	snapshotMagic  = "ASKYVEC2"
+	snapshotMagic  = "ASKYVEC3"
 	snapHeaderSize = 64
 	snapBlockRows  = 256
 	snapBlockHead  = 16
@@ -54,21 +57,27 @@ func (ix *Index) snapshotPath() string {
 // snapLayout places the parts of a snapshot of count vectors of dim.
 type snapLayout struct {
 	dim, count, blocks int
-	blockSize          int
-	f32Off             int64
+	// codeSize is the checksummed part of a block; its float32 rows
+	// follow, up to blockSize.
+	codeSize, blockSize int
 }
 
 func layoutFor(dim, count int) snapLayout {
 	l := snapLayout{dim: dim, count: count, blocks: (count + snapBlockRows - 1) / snapBlockRows}
-	l.blockSize = align64(snapBlockHead + snapBlockRows*(8+4+4+dim))
-	l.f32Off = int64(snapHeaderSize) + int64(l.blocks)*int64(l.blockSize)
+	l.codeSize = align64(snapBlockHead + snapBlockRows*(8+4+4+dim))
+	l.blockSize = l.codeSize + snapBlockRows*dim*4
 	return l
 }
 
-func (l snapLayout) size() int64 { return l.f32Off + int64(l.count)*int64(l.dim)*4 }
+func (l snapLayout) size() int64 { return l.blockOff(l.blocks) }
 
 func (l snapLayout) blockOff(b int) int64 {
 	return int64(snapHeaderSize) + int64(b)*int64(l.blockSize)
+}
+
+// rowOff is where the float32 row of a global row index starts.
+func (l snapLayout) rowOff(row int) int64 {
+	return l.blockOff(row/snapBlockRows) + int64(l.codeSize) + int64(row%snapBlockRows)*int64(l.dim)*4
 }
 
 // Offsets of the arrays inside a block.
@@ -81,7 +90,8 @@ const (
 
 func align64(n int) int { return (n + 63) &^ 63 }
 
-// blockCRC covers a block's row count and everything after its header.
+// blockCRC covers a block's row count and its coded part (blk is that
+// part).
 func blockCRC(blk []byte) uint32 {
 	return crc32.Update(crc32.Checksum(blk[:4], castagnoli), castagnoli, blk[snapBlockHead:])
 }
@@ -101,34 +111,43 @@ func encodeHeader(dim int, gen int64, count int) []byte {
 // generation and count, and an intact header. Blocks are checked as they
 // are scanned.
 func (ix *Index) openSnapshot(gen int64, count int) (*snapSet, bool) {
-	if !nativeLittleEndian() {
-		return nil, false // the file aliases memory as little-endian numbers
-	}
-	f, err := os.Open(ix.snapshotPath())
-	if err != nil {
+	f, l, ok := ix.openCurrent(os.O_RDONLY, gen, count)
+	if !ok {
 		return nil, false
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil || fi.Size() < snapHeaderSize {
-		return nil, false
-	}
-	var h [snapHeaderSize]byte
-	if _, err := f.ReadAt(h[:], 0); err != nil {
-		return nil, false
-	}
-	l := layoutFor(ix.spec.Dim, count)
-	if string(h[:8]) != snapshotMagic || binary.LittleEndian.Uint32(h[60:]) != crc32.Checksum(h[:60], castagnoli) ||
-		int(binary.LittleEndian.Uint32(h[8:])) != ix.spec.Dim || binary.LittleEndian.Uint32(h[12:]) != snapBlockRows ||
-		int64(binary.LittleEndian.Uint64(h[16:])) != gen || binary.LittleEndian.Uint64(h[24:]) != uint64(count) ||
-		fi.Size() != l.size() {
-		return nil, false
-	}
-	data, err := mapFile(f, fi.Size())
+	data, err := mapFile(f, l.size())
 	if err != nil {
 		return nil, false
 	}
 	return &snapSet{data: data, l: l, checked: make([]uint32, l.blocks)}, true
+}
+
+// openCurrent opens the snapshot file when its header says it holds
+// count vectors of the corpus generation gen and its size agrees.
+func (ix *Index) openCurrent(flag int, gen int64, count int) (*os.File, snapLayout, bool) {
+	l := layoutFor(ix.spec.Dim, count)
+	if !nativeLittleEndian() {
+		return nil, l, false // the file aliases memory as little-endian numbers
+	}
+	f, err := os.OpenFile(ix.snapshotPath(), flag, 0)
+	if err != nil {
+		return nil, l, false
+	}
+	var h [snapHeaderSize]byte
+	fi, err := f.Stat()
+	if err != nil || fi.Size() != l.size() {
+		f.Close()
+		return nil, l, false
+	}
+	if _, err := f.ReadAt(h[:], 0); err != nil || string(h[:8]) != snapshotMagic ||
+		binary.LittleEndian.Uint32(h[60:]) != crc32.Checksum(h[:60], castagnoli) ||
+		int(binary.LittleEndian.Uint32(h[8:])) != ix.spec.Dim || binary.LittleEndian.Uint32(h[12:]) != snapBlockRows ||
+		int64(binary.LittleEndian.Uint64(h[16:])) != gen || binary.LittleEndian.Uint64(h[24:]) != uint64(count) {
+		f.Close()
+		return nil, l, false
+	}
+	return f, l, true
 }
 
 func nativeLittleEndian() bool {
@@ -137,21 +156,44 @@ func nativeLittleEndian() bool {
 }
 
 // snapWriter fills a snapshot file block by block from streamed vectors,
-// holding one block in memory.
+// holding one block in memory. limit, when not negative, is the number of
+// vectors the file was sized for.
 type snapWriter struct {
 	f     *os.File
 	l     snapLayout
 	blk   []byte
-	f32   []byte
-	row   int // rows written so far
+	row   int // rows in blocks already written
 	inBlk int
+	limit int
 }
 
+func newSnapWriter(f *os.File, dim, limit int) *snapWriter {
+	l := layoutFor(dim, 0)
+	return &snapWriter{f: f, l: l, blk: make([]byte, l.blockSize), limit: limit}
+}
+
+// resume continues after count rows already in the file: a partial last
+// block is read back and completed in place.
+func (w *snapWriter) resume(count int) error {
+	w.inBlk = count % snapBlockRows
+	w.row = count - w.inBlk
+	if w.inBlk == 0 {
+		return nil
+	}
+	_, err := w.f.ReadAt(w.blk, w.l.blockOff(w.row/snapBlockRows))
+	return err
+}
+
+func (w *snapWriter) total() int { return w.row + w.inBlk }
+
 func (w *snapWriter) add(id int64, vec []byte) error {
-	if w.row+w.inBlk >= w.l.count {
-		return fmt.Errorf("vector snapshot: more than the %d vectors counted", w.l.count)
+	if w.limit >= 0 && w.total() >= w.limit {
+		return fmt.Errorf("vector snapshot: more than the %d vectors counted", w.limit)
 	}
 	dim, r := w.l.dim, w.inBlk
+	if len(vec) != 4*dim {
+		return fmt.Errorf("vector snapshot: a %d-byte vector in a %d-dimension space", len(vec), dim)
+	}
 	binary.LittleEndian.PutUint64(w.blk[snapIDsOff+8*r:], uint64(id))
 	binary.LittleEndian.PutUint32(w.blk[snapRowCRCOff+4*r:], crc32.Checksum(vec, castagnoli))
 	maxAbs := float32(0)
@@ -168,7 +210,7 @@ func (w *snapWriter) add(id int64, vec []byte) error {
 		}
 		codes[i] = byte(c)
 	}
-	w.f32 = append(w.f32, vec...)
+	copy(w.blk[w.l.codeSize+4*dim*r:], vec)
 	w.inBlk++
 	if w.inBlk == snapBlockRows {
 		return w.flush()
@@ -176,23 +218,22 @@ func (w *snapWriter) add(id int64, vec []byte) error {
 	return nil
 }
 
+// flush writes the current block (full, or the partial last one, which
+// a later add completes and rewrites).
 func (w *snapWriter) flush() error {
 	if w.inBlk == 0 {
 		return nil
 	}
-	b := w.row / snapBlockRows
 	binary.LittleEndian.PutUint32(w.blk[0:], uint32(w.inBlk))
-	binary.LittleEndian.PutUint32(w.blk[4:], blockCRC(w.blk))
-	if _, err := w.f.WriteAt(w.blk, w.l.blockOff(b)); err != nil {
+	binary.LittleEndian.PutUint32(w.blk[4:], blockCRC(w.blk[:w.l.codeSize]))
+	if _, err := w.f.WriteAt(w.blk, w.l.blockOff(w.row/snapBlockRows)); err != nil {
 		return err
 	}
-	if _, err := w.f.WriteAt(w.f32, w.l.f32Off+int64(w.row)*int64(w.l.dim)*4); err != nil {
-		return err
+	if w.inBlk == snapBlockRows {
+		w.row += w.inBlk
+		w.inBlk = 0
+		clear(w.blk)
 	}
-	w.row += w.inBlk
-	w.inBlk = 0
-	w.f32 = w.f32[:0]
-	clear(w.blk)
 	return nil
 }
 
@@ -217,11 +258,10 @@ func (ix *Index) writeSnapshot(ctx context.Context, f store.CorpusFacts, progres
 	}
 	defer os.Remove(tmp.Name())
 	defer tmp.Close()
-	l := layoutFor(ix.spec.Dim, f.Vectors)
-	if err := tmp.Truncate(l.size()); err != nil {
+	if err := tmp.Truncate(layoutFor(ix.spec.Dim, f.Vectors).size()); err != nil {
 		return err
 	}
-	w := &snapWriter{f: tmp, l: l, blk: make([]byte, l.blockSize), f32: make([]byte, 0, snapBlockRows*l.dim*4)}
+	w := newSnapWriter(tmp, ix.spec.Dim, f.Vectors)
 	err = ix.St.EachVectorBlock(ctx, ix.fp, ix.spec.Dim, nil, func(b store.VectorBlock) error {
 		for i, id := range b.IDs {
 			if err := w.add(id, b.Vecs[4*ix.spec.Dim*i:4*ix.spec.Dim*(i+1)]); err != nil {
@@ -229,7 +269,7 @@ func (ix *Index) writeSnapshot(ctx context.Context, f store.CorpusFacts, progres
 			}
 		}
 		if progress != nil {
-			progress(w.row+w.inBlk, f.Vectors)
+			progress(w.total(), f.Vectors)
 		}
 		return ctx.Err()
 	})
@@ -239,8 +279,8 @@ func (ix *Index) writeSnapshot(ctx context.Context, f store.CorpusFacts, progres
 	if err := w.flush(); err != nil {
 		return err
 	}
-	if w.row != f.Vectors {
-		return fmt.Errorf("vector snapshot: %d vectors stored, %d counted", w.row, f.Vectors)
+	if w.total() != f.Vectors {
+		return fmt.Errorf("vector snapshot: %d vectors stored, %d counted", w.total(), f.Vectors)
 	}
 	if _, err := tmp.WriteAt(encodeHeader(ix.spec.Dim, f.Generation, f.Vectors), 0); err != nil {
 		return err

@@ -149,7 +149,7 @@ func TestSnapshotChecksums(t *testing.T) {
 		{"header generation", func(b []byte) { b[17] ^= 0x40 }},
 		{"id of the best row", func(b []byte) { copy(b[idOff(top):idOff(top)+8], pristine[idOff(other):idOff(other)+8]) }},
 		{"code of the best row", func(b []byte) { b[l.blockOff(0)+snapCodesOff+int64(512*top)+3] ^= 0x7f }},
-		{"float32 row of the best row", func(b []byte) { b[l.f32Off+int64(512*4*top)+1] ^= 0x01 }},
+		{"float32 row of the best row", func(b []byte) { b[l.rowOff(top)+1] ^= 0x01 }},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -181,4 +181,69 @@ func hitIDs(hs []Hit) []int64 {
 		out[i] = h.ChunkID
 	}
 	return out
+}
+
+// TestSnapshotAppendsDuringIngest checks that ingesting new documents
+// extends the snapshot in place (same file, across a block boundary) to
+// exactly what a rebuild from SQLite writes, and that replacing a
+// document rebuilds it instead.
+func TestSnapshotAppendsDuringIngest(t *testing.T) {
+	ctx := context.Background()
+	s := newSynth(5)
+	ix, dir := snapIndex(t, map[string]string{"a.md": "# A\n\n" + s.text(200000)})
+	path := ix.snapshotPath()
+	first, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ingest := func() {
+		t.Helper()
+		in := &Ingester{Index: ix}
+		targets, _ := in.Collect([]string{dir})
+		if _, err := in.Ingest(ctx, targets); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rebuilt := func() []byte {
+		t.Helper()
+		appended, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		os.Remove(path)
+		if err := ix.RefreshSnapshot(ctx, nil); err != nil {
+			t.Fatal(err)
+		}
+		fresh, _ := os.ReadFile(path)
+		if string(fresh) != string(appended) {
+			t.Fatalf("appended snapshot (%d bytes) differs from a rebuild (%d bytes)", len(appended), len(fresh))
+		}
+		return fresh
+	}
+	write(t, filepath.Join(dir, "b.md"), "# B\n\n"+s.text(150000))
+	ingest()
+	f, _ := ix.St.CorpusFacts(ctx, ix.Fingerprint())
+	if f.Vectors <= snapBlockRows || f.Vectors >= 2*snapBlockRows {
+		t.Fatalf("%d vectors: the test wants the second ingest to cross one block boundary", f.Vectors)
+	}
+	second, _ := os.Stat(path)
+	if !os.SameFile(first, second) {
+		t.Fatal("new documents rebuilt the snapshot instead of appending")
+	}
+	rebuilt()
+	// A replaced document cannot be appended: the ingest rebuilds.
+	before, _ := os.Stat(path)
+	write(t, filepath.Join(dir, "a.md"), "# A\n\n"+s.text(1000))
+	ingest()
+	after, _ := os.Stat(path)
+	if os.SameFile(before, after) {
+		t.Fatal("a replaced document was appended")
+	}
+	f2, _ := ix.St.CorpusFacts(ctx, ix.Fingerprint())
+	if s, ok := ix.openSnapshot(f2.Generation, f2.Vectors); !ok {
+		t.Fatal("snapshot not current after a replacing ingest")
+	} else {
+		unmapFile(s.data)
+	}
+	rebuilt()
 }

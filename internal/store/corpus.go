@@ -130,6 +130,11 @@ type SourceWrite struct {
 	Src    *CorpusSource
 	Chunks []CorpusChunk
 	Vecs   [][]float32
+	// Set by ReplaceCorpusSources: whether an earlier version of the
+	// path was replaced, and the chunk ids that own Vecs (in order), so
+	// caches of the vectors can be extended instead of rebuilt.
+	Replaced bool
+	ChunkIDs []int64
 }
 
 // ReplaceCorpusSource writes a document, its chunks, their FTS rows (by
@@ -186,6 +191,7 @@ func (s *Store) ReplaceCorpusSources(ctx context.Context, docs []SourceWrite, fi
 		case err != nil:
 			return nil, err
 		default:
+			docs[i].Replaced = true
 			if err := deleteChunks(ctx, tx, id); err != nil {
 				return nil, err
 			}
@@ -254,6 +260,7 @@ func insertChunks(ctx context.Context, tx *sql.Tx, ids []int64, docs []SourceWri
 		if err := putVectorBlocks(ctx, tx, ids[i], fingerprint, cids, d.Vecs); err != nil {
 			return err
 		}
+		docs[i].ChunkIDs = cids
 	}
 	return nil
 }

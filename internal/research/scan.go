@@ -1,11 +1,12 @@
 package research
 
 import (
+	"cmp"
 	"encoding/binary"
 	"hash/crc32"
 	"math"
 	"runtime"
-	"sort"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"unsafe"
@@ -120,11 +121,14 @@ func mergeTop(parts []*topList, n int) []Scored {
 }
 
 func sortScored(s []Scored) {
-	sort.Slice(s, func(i, j int) bool {
-		if s[i].Score != s[j].Score {
-			return s[i].Score > s[j].Score
+	slices.SortFunc(s, func(a, b Scored) int {
+		switch {
+		case a.Score > b.Score:
+			return -1
+		case a.Score < b.Score:
+			return 1
 		}
-		return s[i].ID < s[j].ID
+		return cmp.Compare(a.ID, b.ID)
 	})
 }
 
@@ -229,18 +233,27 @@ func (s *snapSet) topK(qv []float32, n int) ([]Scored, error) {
 		return nil, errSnapshotDamaged
 	}
 	cands := mergeTop(parts, cand)
-	out := make([]Scored, 0, len(cands))
-	for _, c := range cands {
-		row := int(c.ID)
-		b, r := row/snapBlockRows, row%snapBlockRows
-		blk := s.data[s.l.blockOff(b):]
-		off := s.l.rowOff(row)
-		raw := s.data[off : off+int64(dim)*4]
-		if crc32.Checksum(raw, castagnoli) != binary.LittleEndian.Uint32(blk[snapRowCRCOff+4*r:]) {
-			return nil, errSnapshotDamaged
+	// Rescoring reads candidate rows scattered over the file, so it is
+	// bound by memory latency: split over the workers too.
+	out := make([]Scored, len(cands))
+	const perPart = 64
+	parallelBlocks(min(workers, (len(cands)+perPart-1)/perPart), (len(cands)+perPart-1)/perPart, func(_, p int) {
+		for i := p * perPart; i < min(len(cands), (p+1)*perPart); i++ {
+			row := int(cands[i].ID)
+			b, r := row/snapBlockRows, row%snapBlockRows
+			blk := s.data[s.l.blockOff(b):]
+			off := s.l.rowOff(row)
+			raw := s.data[off : off+int64(dim)*4]
+			if crc32.Checksum(raw, castagnoli) != binary.LittleEndian.Uint32(blk[snapRowCRCOff+4*r:]) {
+				damaged.Store(true)
+				return
+			}
+			vec := unsafe.Slice((*float32)(unsafe.Pointer(&raw[0])), dim)
+			out[i] = Scored{ID: int64(binary.LittleEndian.Uint64(blk[snapIDsOff+8*r:])), Score: float64(dot(vec, qv))}
 		}
-		vec := unsafe.Slice((*float32)(unsafe.Pointer(&raw[0])), dim)
-		out = append(out, Scored{ID: int64(binary.LittleEndian.Uint64(blk[snapIDsOff+8*r:])), Score: float64(dot(vec, qv))})
+	})
+	if damaged.Load() {
+		return nil, errSnapshotDamaged
 	}
 	sortScored(out)
 	if len(out) > n {

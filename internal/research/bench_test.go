@@ -218,7 +218,7 @@ func codedParts(s *snapSet) [][]float32 {
 	var out [][]float32
 	for b := 0; b < s.l.blocks; b++ {
 		off := s.l.blockOff(b)
-		out = append(out, unsafe.Slice((*float32)(unsafe.Pointer(&s.data[off])), s.l.codeSize/4))
+		out = append(out, unsafe.Slice((*float32)(unsafe.Pointer(&s.data[off])), s.l.blockSize/4))
 	}
 	return out
 }

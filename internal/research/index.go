@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"os"
 	"runtime"
 	"slices"
 	"sort"
@@ -180,7 +179,7 @@ func (ix *Index) Invalidate() {
 	ix.mu.Lock()
 	ix.ids, ix.flat = nil, nil
 	if ix.snap != nil {
-		unmapFile(ix.snap.data)
+		ix.snap.close()
 		ix.snap = nil
 	}
 	ix.factsFresh = false
@@ -448,7 +447,7 @@ func (ix *Index) denseSearch(ctx context.Context, qv []float32, sources []int64,
 	res, err := ix.scanAll(ctx, qv, n)
 	if errors.Is(err, errSnapshotDamaged) {
 		ix.Invalidate()
-		_ = os.Remove(ix.snapshotPath())
+		ix.removeSnapshot()
 		res, err = ix.scanAll(ctx, qv, n)
 	}
 	return res, err
@@ -526,7 +525,7 @@ func (ix *Index) RefreshSnapshot(ctx context.Context, progress SnapshotProgress)
 		return nil
 	}
 	if s, ok := ix.openSnapshot(f.Generation, f.Vectors); ok {
-		unmapFile(s.data)
+		s.close()
 		return nil
 	}
 	return ix.writeSnapshot(ctx, f, progress)

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"hash/crc32"
 	"math"
+	"os"
 	"runtime"
 	"slices"
 	"sync"
@@ -155,9 +156,11 @@ func FlatTopK(ids []int64, flat []float32, dim int, qv []float32, n int) []Score
 	return mergeTop(parts, n)
 }
 
-// snapSet is a mapped snapshot (see snapshot.go).
+// snapSet is an open snapshot (see snapshot.go): the mapped blocks and
+// the float32 rows file.
 type snapSet struct {
 	data []byte
+	rows *os.File
 	l    snapLayout
 	// checked[b] is 1 once block b's CRC matched in this process.
 	checked []uint32
@@ -187,7 +190,7 @@ func (s *snapSet) topK(qv []float32, n int) ([]Scored, error) {
 			return
 		}
 		off := s.l.blockOff(b)
-		blk := s.data[off : off+int64(s.l.codeSize)]
+		blk := s.data[off : off+int64(s.l.blockSize)]
 		rows := int(binary.LittleEndian.Uint32(blk))
 		if rows > snapBlockRows {
 			damaged.Store(true)
@@ -233,22 +236,22 @@ func (s *snapSet) topK(qv []float32, n int) ([]Scored, error) {
 		return nil, errSnapshotDamaged
 	}
 	cands := mergeTop(parts, cand)
-	// Rescoring reads candidate rows scattered over the file, so it is
-	// bound by memory latency: split over the workers too.
+	// Rescoring reads candidate rows scattered over the rows file, so it
+	// is bound by latency: split over the workers too.
 	out := make([]Scored, len(cands))
 	const perPart = 64
 	parallelBlocks(min(workers, (len(cands)+perPart-1)/perPart), (len(cands)+perPart-1)/perPart, func(_, p int) {
+		raw := make([]byte, dim*4)
+		vec := unsafe.Slice((*float32)(unsafe.Pointer(&raw[0])), dim)
 		for i := p * perPart; i < min(len(cands), (p+1)*perPart); i++ {
 			row := int(cands[i].ID)
 			b, r := row/snapBlockRows, row%snapBlockRows
 			blk := s.data[s.l.blockOff(b):]
-			off := s.l.rowOff(row)
-			raw := s.data[off : off+int64(dim)*4]
-			if crc32.Checksum(raw, castagnoli) != binary.LittleEndian.Uint32(blk[snapRowCRCOff+4*r:]) {
+			_, err := s.rows.ReadAt(raw, int64(row)*int64(dim)*4)
+			if err != nil || crc32.Checksum(raw, castagnoli) != binary.LittleEndian.Uint32(blk[snapRowCRCOff+4*r:]) {
 				damaged.Store(true)
 				return
 			}
-			vec := unsafe.Slice((*float32)(unsafe.Pointer(&raw[0])), dim)
 			out[i] = Scored{ID: int64(binary.LittleEndian.Uint64(blk[snapIDsOff+8*r:])), Score: float64(dot(vec, qv))}
 		}
 	})
@@ -280,4 +283,10 @@ func quantizeQuery(qv []float32) ([]int16, float32) {
 		q[i] = int16(math.Round(float64(x * scale)))
 	}
 	return q, 1 / scale
+}
+
+// close releases the mapping and the rows file.
+func (s *snapSet) close() {
+	unmapFile(s.data)
+	s.rows.Close()
 }

@@ -81,7 +81,7 @@ func TestSnapshotRecall(t *testing.T) {
 	if !ok {
 		t.Fatal("no snapshot")
 	}
-	defer unmapFile(snap.data)
+	defer snap.close()
 	ids, flat, err := ix.St.CorpusVectors(ctx, ix.Fingerprint(), 512, nil)
 	if err != nil {
 		t.Fatal(err)

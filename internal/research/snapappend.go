@@ -18,17 +18,18 @@ import (
 // in between (the generation moved by exactly one); otherwise it stops
 // and the ingest rebuilds the file at its end.
 type snapAppender struct {
-	ix  *Index
-	f   *os.File
-	w   *snapWriter
-	gen int64
+	ix      *Index
+	f, rows *os.File
+	w       *snapWriter
+	gen     int64
 }
 
 var errNotAppendable = errors.New("vector snapshot: batch not appendable")
 
 // beginAppend opens the current snapshot for appending (creating an empty
 // one for an empty space); nil when it is missing, stale, locked or there
-// is no snapshot directory.
+// is no snapshot directory. The lock is on the blocks file; rows are
+// written before the blocks and the header, which makes them count.
 func (ix *Index) beginAppend(ctx context.Context) *snapAppender {
 	if ix.SnapshotDir == "" || !nativeLittleEndian() {
 		return nil
@@ -37,39 +38,20 @@ func (ix *Index) beginAppend(ctx context.Context) *snapAppender {
 	if err != nil {
 		return nil
 	}
-	if f.Vectors == 0 && ix.writeEmptySnapshot(f.Generation) != nil {
+	if f.Vectors == 0 && ix.createSnapshot(f, func(*snapWriter) error { return nil }) != nil {
 		return nil
 	}
-	file, _, ok := ix.openCurrent(os.O_RDWR, f.Generation, f.Vectors)
+	file, rows, _, ok := ix.openCurrent(os.O_RDWR, f.Generation, f.Vectors)
 	if !ok {
 		return nil
 	}
-	w := newSnapWriter(file, ix.spec.Dim, -1)
+	w := newSnapWriter(file, rows, ix.spec.Dim, -1)
 	if lockFile(file) != nil || w.resume(f.Vectors) != nil {
 		file.Close()
+		rows.Close()
 		return nil
 	}
-	return &snapAppender{ix: ix, f: file, w: w, gen: f.Generation}
-}
-
-// writeEmptySnapshot stamps a snapshot of no vectors at gen.
-func (ix *Index) writeEmptySnapshot(gen int64) error {
-	if err := os.MkdirAll(ix.SnapshotDir, 0o700); err != nil {
-		return err
-	}
-	tmp, err := os.CreateTemp(ix.SnapshotDir, ".vectors-*.tmp")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(encodeHeader(ix.spec.Dim, gen, 0)); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), ix.snapshotPath())
+	return &snapAppender{ix: ix, f: file, rows: rows, w: w, gen: f.Generation}
 }
 
 // append adds a committed batch; an error means the snapshot can no
@@ -112,5 +94,6 @@ func (a *snapAppender) append(ctx context.Context, writes []store.SourceWrite) e
 func (a *snapAppender) close() {
 	if a != nil {
 		a.f.Close()
+		a.rows.Close()
 	}
 }

@@ -14,32 +14,34 @@ import (
 	"github.com/askygo/asky/internal/store"
 )
 
-// The vector snapshot is a cache of the active space's vectors in one
-// file, mapped read-only by each query process, so a cold `corpus query`
-// reads it at page-cache speed instead of decoding every vector through
-// SQLite. SQLite stays the source of truth: the file is stamped with the
-// corpus generation and vector count, written to a temp file and renamed,
-// and any mismatch, damage or read error is a cache miss that rebuilds it.
+// The vector snapshot is a cache of the active space's vectors in two
+// files in the cache directory, so a cold `corpus query` reads them at
+// page-cache speed instead of decoding every vector through SQLite.
+// SQLite stays the source of truth: the files are stamped with the corpus
+// generation and vector count, and any mismatch, damage or read error is
+// a cache miss that rebuilds them from SQLite.
 //
-// Layout (little-endian):
+// vectors-<space>.snap (mapped read-only by each query; little-endian):
 //
 //	header  64 B: magic, dim, rows per block, generation, count, CRC-32C of the first 60 bytes
-//	blocks  each snapBlockRows rows, all full but the last:
-//	        n, CRC-32C of the coded part, then ids int64, scales float32,
-//	        row CRCs uint32, int8 codes (the coded part, 64-byte aligned),
-//	        then the float32 rows
+//	blocks  each snapBlockRows rows, all full but the last: n, CRC-32C of
+//	        the block, then ids int64, scales float32, row CRCs uint32,
+//	        int8 codes
 //
-// The scan reads only the coded parts (a quarter of the float32 bytes):
-// each row is an int8 code with a per-row scale, scored against the query,
-// and then the best candidates are rescored with their float32 rows, so
-// the final order is exact. A block's CRC is checked the first time a
+// vectors-<space>.f32: the float32 rows, in the same order.
+//
+// The scan reads only the blocks (a quarter of the float32 bytes): each
+// row is an int8 code with a per-row scale, scored against the query, and
+// the best candidates are rescored with their float32 rows, read with
+// pread (mapping them would map whole page-cache folios around each row),
+// so the final order is exact. A block's CRC is checked the first time a
 // process scans it, in the same pass; a float32 row's CRC when it is
 // rescored. A flipped byte anywhere a result comes from is therefore
-// caught, and the file is rebuilt from SQLite. Blocks are self-contained,
-// so an ingest appends to the file as it writes (snapAppender) instead of
-// rewriting it.
+// caught, and the files are rebuilt. Both files only grow at their end,
+// so an ingest appends to them as it writes (snapAppender) instead of
+// rewriting them.
 const (
-	snapshotMagic  = "ASKYVEC3"
+	snapshotMagic  = "ASKYVEC4"
 	snapHeaderSize = 64
 	snapBlockRows  = 256
 	snapBlockHead  = 16
@@ -54,30 +56,34 @@ func (ix *Index) snapshotPath() string {
 	return filepath.Join(ix.SnapshotDir, "vectors-"+ix.fp+".snap")
 }
 
+func (ix *Index) rowsPath() string {
+	return filepath.Join(ix.SnapshotDir, "vectors-"+ix.fp+".f32")
+}
+
+// removeSnapshot deletes both files (a damaged snapshot).
+func (ix *Index) removeSnapshot() {
+	_ = os.Remove(ix.snapshotPath())
+	_ = os.Remove(ix.rowsPath())
+}
+
 // snapLayout places the parts of a snapshot of count vectors of dim.
 type snapLayout struct {
 	dim, count, blocks int
-	// codeSize is the checksummed part of a block; its float32 rows
-	// follow, up to blockSize.
-	codeSize, blockSize int
+	blockSize          int
 }
 
 func layoutFor(dim, count int) snapLayout {
 	l := snapLayout{dim: dim, count: count, blocks: (count + snapBlockRows - 1) / snapBlockRows}
-	l.codeSize = align64(snapBlockHead + snapBlockRows*(8+4+4+dim))
-	l.blockSize = l.codeSize + snapBlockRows*dim*4
+	l.blockSize = align64(snapBlockHead + snapBlockRows*(8+4+4+dim))
 	return l
 }
 
 func (l snapLayout) size() int64 { return l.blockOff(l.blocks) }
 
+func (l snapLayout) rowsSize() int64 { return int64(l.count) * int64(l.dim) * 4 }
+
 func (l snapLayout) blockOff(b int) int64 {
 	return int64(snapHeaderSize) + int64(b)*int64(l.blockSize)
-}
-
-// rowOff is where the float32 row of a global row index starts.
-func (l snapLayout) rowOff(row int) int64 {
-	return l.blockOff(row/snapBlockRows) + int64(l.codeSize) + int64(row%snapBlockRows)*int64(l.dim)*4
 }
 
 // Offsets of the arrays inside a block.
@@ -90,8 +96,7 @@ const (
 
 func align64(n int) int { return (n + 63) &^ 63 }
 
-// blockCRC covers a block's row count and its coded part (blk is that
-// part).
+// blockCRC covers a block's row count and everything after its header.
 func blockCRC(blk []byte) uint32 {
 	return crc32.Update(crc32.Checksum(blk[:4], castagnoli), castagnoli, blk[snapBlockHead:])
 }
@@ -111,43 +116,54 @@ func encodeHeader(dim int, gen int64, count int) []byte {
 // generation and count, and an intact header. Blocks are checked as they
 // are scanned.
 func (ix *Index) openSnapshot(gen int64, count int) (*snapSet, bool) {
-	f, l, ok := ix.openCurrent(os.O_RDONLY, gen, count)
+	f, rows, l, ok := ix.openCurrent(os.O_RDONLY, gen, count)
 	if !ok {
 		return nil, false
 	}
 	defer f.Close()
 	data, err := mapFile(f, l.size())
 	if err != nil {
+		rows.Close()
 		return nil, false
 	}
-	return &snapSet{data: data, l: l, checked: make([]uint32, l.blocks)}, true
+	return &snapSet{data: data, rows: rows, l: l, checked: make([]uint32, l.blocks)}, true
 }
 
-// openCurrent opens the snapshot file when its header says it holds
-// count vectors of the corpus generation gen and its size agrees.
-func (ix *Index) openCurrent(flag int, gen int64, count int) (*os.File, snapLayout, bool) {
-	l := layoutFor(ix.spec.Dim, count)
+// openCurrent opens both snapshot files when the header says they hold
+// count vectors of the corpus generation gen and their sizes agree.
+func (ix *Index) openCurrent(flag int, gen int64, count int) (snap, rows *os.File, l snapLayout, ok bool) {
+	l = layoutFor(ix.spec.Dim, count)
 	if !nativeLittleEndian() {
-		return nil, l, false // the file aliases memory as little-endian numbers
+		return nil, nil, l, false // the files alias memory as little-endian numbers
 	}
-	f, err := os.OpenFile(ix.snapshotPath(), flag, 0)
+	snap, err := os.OpenFile(ix.snapshotPath(), flag, 0)
 	if err != nil {
-		return nil, l, false
+		return nil, nil, l, false
+	}
+	rows, err = os.OpenFile(ix.rowsPath(), flag, 0)
+	if err != nil {
+		snap.Close()
+		return nil, nil, l, false
+	}
+	fail := func() (*os.File, *os.File, snapLayout, bool) {
+		snap.Close()
+		rows.Close()
+		return nil, nil, l, false
 	}
 	var h [snapHeaderSize]byte
-	fi, err := f.Stat()
-	if err != nil || fi.Size() != l.size() {
-		f.Close()
-		return nil, l, false
+	if fi, err := snap.Stat(); err != nil || fi.Size() != l.size() {
+		return fail()
 	}
-	if _, err := f.ReadAt(h[:], 0); err != nil || string(h[:8]) != snapshotMagic ||
+	if fi, err := rows.Stat(); err != nil || fi.Size() != l.rowsSize() {
+		return fail()
+	}
+	if _, err := snap.ReadAt(h[:], 0); err != nil || string(h[:8]) != snapshotMagic ||
 		binary.LittleEndian.Uint32(h[60:]) != crc32.Checksum(h[:60], castagnoli) ||
 		int(binary.LittleEndian.Uint32(h[8:])) != ix.spec.Dim || binary.LittleEndian.Uint32(h[12:]) != snapBlockRows ||
 		int64(binary.LittleEndian.Uint64(h[16:])) != gen || binary.LittleEndian.Uint64(h[24:]) != uint64(count) {
-		f.Close()
-		return nil, l, false
+		return fail()
 	}
-	return f, l, true
+	return snap, rows, l, true
 }
 
 func nativeLittleEndian() bool {
@@ -155,24 +171,25 @@ func nativeLittleEndian() bool {
 	return *(*byte)(unsafe.Pointer(&x)) == 1
 }
 
-// snapWriter fills a snapshot file block by block from streamed vectors,
-// holding one block in memory. limit, when not negative, is the number of
-// vectors the file was sized for.
+// snapWriter fills the snapshot files block by block from streamed
+// vectors, holding one block in memory. limit, when not negative, is the
+// number of vectors the files were sized for.
 type snapWriter struct {
-	f     *os.File
-	l     snapLayout
-	blk   []byte
-	row   int // rows in blocks already written
-	inBlk int
-	limit int
+	f, rows *os.File
+	l       snapLayout
+	blk     []byte
+	f32     []byte // the float32 rows of the current block
+	row     int    // rows in blocks already written
+	inBlk   int
+	limit   int
 }
 
-func newSnapWriter(f *os.File, dim, limit int) *snapWriter {
+func newSnapWriter(f, rows *os.File, dim, limit int) *snapWriter {
 	l := layoutFor(dim, 0)
-	return &snapWriter{f: f, l: l, blk: make([]byte, l.blockSize), limit: limit}
+	return &snapWriter{f: f, rows: rows, l: l, blk: make([]byte, l.blockSize), f32: make([]byte, 0, snapBlockRows*dim*4), limit: limit}
 }
 
-// resume continues after count rows already in the file: a partial last
+// resume continues after count rows already in the files: a partial last
 // block is read back and completed in place.
 func (w *snapWriter) resume(count int) error {
 	w.inBlk = count % snapBlockRows
@@ -180,7 +197,11 @@ func (w *snapWriter) resume(count int) error {
 	if w.inBlk == 0 {
 		return nil
 	}
-	_, err := w.f.ReadAt(w.blk, w.l.blockOff(w.row/snapBlockRows))
+	if _, err := w.f.ReadAt(w.blk, w.l.blockOff(w.row/snapBlockRows)); err != nil {
+		return err
+	}
+	w.f32 = w.f32[:w.inBlk*w.l.dim*4]
+	_, err := w.rows.ReadAt(w.f32, int64(w.row)*int64(w.l.dim)*4)
 	return err
 }
 
@@ -210,7 +231,7 @@ func (w *snapWriter) add(id int64, vec []byte) error {
 		}
 		codes[i] = byte(c)
 	}
-	copy(w.blk[w.l.codeSize+4*dim*r:], vec)
+	w.f32 = append(w.f32, vec...)
 	w.inBlk++
 	if w.inBlk == snapBlockRows {
 		return w.flush()
@@ -218,20 +239,24 @@ func (w *snapWriter) add(id int64, vec []byte) error {
 	return nil
 }
 
-// flush writes the current block (full, or the partial last one, which
-// a later add completes and rewrites).
+// flush writes the current block and its rows (full, or the partial last
+// one, which a later add completes and rewrites).
 func (w *snapWriter) flush() error {
 	if w.inBlk == 0 {
 		return nil
 	}
 	binary.LittleEndian.PutUint32(w.blk[0:], uint32(w.inBlk))
-	binary.LittleEndian.PutUint32(w.blk[4:], blockCRC(w.blk[:w.l.codeSize]))
+	binary.LittleEndian.PutUint32(w.blk[4:], blockCRC(w.blk))
+	if _, err := w.rows.WriteAt(w.f32, int64(w.row)*int64(w.l.dim)*4); err != nil {
+		return err
+	}
 	if _, err := w.f.WriteAt(w.blk, w.l.blockOff(w.row/snapBlockRows)); err != nil {
 		return err
 	}
 	if w.inBlk == snapBlockRows {
 		w.row += w.inBlk
 		w.inBlk = 0
+		w.f32 = w.f32[:0]
 		clear(w.blk)
 	}
 	return nil
@@ -242,51 +267,73 @@ func abs32(x float32) float32 { return math.Float32frombits(math.Float32bits(x) 
 // SnapshotProgress reports vectors written to the snapshot so far.
 type SnapshotProgress func(done, total int)
 
-// writeSnapshot streams the space's vectors from SQLite into a new
-// snapshot file (one block of memory, whatever the corpus size) and
-// renames it into place.
+// writeSnapshot streams the space's vectors from SQLite into new
+// snapshot files (one block of memory, whatever the corpus size) and
+// renames them into place, rows first: a reader that pairs new rows with
+// the old blocks fails their CRCs and rebuilds.
 func (ix *Index) writeSnapshot(ctx context.Context, f store.CorpusFacts, progress SnapshotProgress) error {
+	return ix.createSnapshot(f, func(w *snapWriter) error {
+		err := ix.St.EachVectorBlock(ctx, ix.fp, ix.spec.Dim, nil, func(b store.VectorBlock) error {
+			for i, id := range b.IDs {
+				if err := w.add(id, b.Vecs[4*ix.spec.Dim*i:4*ix.spec.Dim*(i+1)]); err != nil {
+					return err
+				}
+			}
+			if progress != nil {
+				progress(w.total(), f.Vectors)
+			}
+			return ctx.Err()
+		})
+		if err != nil {
+			return err
+		}
+		if err := w.flush(); err != nil {
+			return err
+		}
+		if w.total() != f.Vectors {
+			return fmt.Errorf("vector snapshot: %d vectors stored, %d counted", w.total(), f.Vectors)
+		}
+		return nil
+	})
+}
+
+// createSnapshot writes new snapshot files for f through fill, stamps the
+// header and renames them into place.
+func (ix *Index) createSnapshot(f store.CorpusFacts, fill func(*snapWriter) error) error {
 	if !nativeLittleEndian() {
 		return errors.New("vector snapshot: big-endian machines read vectors from SQLite")
 	}
 	if err := os.MkdirAll(ix.SnapshotDir, 0o700); err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(ix.SnapshotDir, ".vectors-*.tmp")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	defer tmp.Close()
-	if err := tmp.Truncate(layoutFor(ix.spec.Dim, f.Vectors).size()); err != nil {
-		return err
-	}
-	w := newSnapWriter(tmp, ix.spec.Dim, f.Vectors)
-	err = ix.St.EachVectorBlock(ctx, ix.fp, ix.spec.Dim, nil, func(b store.VectorBlock) error {
-		for i, id := range b.IDs {
-			if err := w.add(id, b.Vecs[4*ix.spec.Dim*i:4*ix.spec.Dim*(i+1)]); err != nil {
-				return err
-			}
+	var tmps [2]*os.File
+	for i := range tmps {
+		t, err := os.CreateTemp(ix.SnapshotDir, ".vectors-*.tmp")
+		if err != nil {
+			return err
 		}
-		if progress != nil {
-			progress(w.total(), f.Vectors)
+		defer os.Remove(t.Name())
+		defer t.Close()
+		tmps[i] = t
+	}
+	snap, rows := tmps[0], tmps[1]
+	l := layoutFor(ix.spec.Dim, f.Vectors)
+	if err := snap.Truncate(l.size()); err != nil {
+		return err
+	}
+	if err := fill(newSnapWriter(snap, rows, ix.spec.Dim, f.Vectors)); err != nil {
+		return err
+	}
+	if _, err := snap.WriteAt(encodeHeader(ix.spec.Dim, f.Generation, f.Vectors), 0); err != nil {
+		return err
+	}
+	for _, t := range tmps {
+		if err := t.Close(); err != nil {
+			return err
 		}
-		return ctx.Err()
-	})
-	if err != nil {
+	}
+	if err := os.Rename(rows.Name(), ix.rowsPath()); err != nil {
 		return err
 	}
-	if err := w.flush(); err != nil {
-		return err
-	}
-	if w.total() != f.Vectors {
-		return fmt.Errorf("vector snapshot: %d vectors stored, %d counted", w.total(), f.Vectors)
-	}
-	if _, err := tmp.WriteAt(encodeHeader(ix.spec.Dim, f.Generation, f.Vectors), 0); err != nil {
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), ix.snapshotPath())
+	return os.Rename(snap.Name(), ix.snapshotPath())
 }

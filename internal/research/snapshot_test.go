@@ -51,7 +51,7 @@ func TestVectorSnapshot(t *testing.T) {
 	if !ok || s.l.count != f.Vectors {
 		t.Fatalf("snapshot unreadable: ok=%v", ok)
 	}
-	unmapFile(s.data)
+	s.close()
 	first, err := fresh.Search(ctx, "rollback journal", SearchOptions{TopK: 3})
 	if err != nil || len(first) == 0 || fresh.snap == nil {
 		t.Fatal(first, err, fresh.snap == nil)
@@ -70,7 +70,7 @@ func TestVectorSnapshot(t *testing.T) {
 	if s, ok := fresh.openSnapshot(f2.Generation, f2.Vectors); !ok {
 		t.Fatal("ingest did not refresh the snapshot")
 	} else {
-		unmapFile(s.data)
+		s.close()
 	}
 	// The long-lived index notices the new generation on its next query.
 	hits, err := fresh.Search(ctx, "checkpoints frames", SearchOptions{TopK: 3})
@@ -126,6 +126,10 @@ func TestSnapshotChecksums(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	pristineRows, err := os.ReadFile(ix.rowsPath())
+	if err != nil {
+		t.Fatal(err)
+	}
 	f, _ := ix.St.CorpusFacts(ctx, ix.Fingerprint())
 	l := layoutFor(512, f.Vectors)
 	// The row of the best hit, and another row whose id it gets.
@@ -144,18 +148,21 @@ func TestSnapshotChecksums(t *testing.T) {
 	idOff := func(r int) int64 { return l.blockOff(0) + snapIDsOff + int64(8*r) }
 	cases := []struct {
 		name string
-		hurt func(b []byte)
+		hurt func(blocks, rows []byte)
 	}{
-		{"header generation", func(b []byte) { b[17] ^= 0x40 }},
-		{"id of the best row", func(b []byte) { copy(b[idOff(top):idOff(top)+8], pristine[idOff(other):idOff(other)+8]) }},
-		{"code of the best row", func(b []byte) { b[l.blockOff(0)+snapCodesOff+int64(512*top)+3] ^= 0x7f }},
-		{"float32 row of the best row", func(b []byte) { b[l.rowOff(top)+1] ^= 0x01 }},
+		{"header generation", func(b, _ []byte) { b[17] ^= 0x40 }},
+		{"id of the best row", func(b, _ []byte) { copy(b[idOff(top):idOff(top)+8], pristine[idOff(other):idOff(other)+8]) }},
+		{"code of the best row", func(b, _ []byte) { b[l.blockOff(0)+snapCodesOff+int64(512*top)+3] ^= 0x7f }},
+		{"float32 row of the best row", func(_, rows []byte) { rows[512*4*top+1] ^= 0x01 }},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			b := append([]byte(nil), pristine...)
-			c.hurt(b)
+			b, rows := append([]byte(nil), pristine...), append([]byte(nil), pristineRows...)
+			c.hurt(b, rows)
 			if err := os.WriteFile(ix.snapshotPath(), b, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(ix.rowsPath(), rows, 0o600); err != nil {
 				t.Fatal(err)
 			}
 			q := freshIndex(ix)
@@ -168,7 +175,8 @@ func TestSnapshotChecksums(t *testing.T) {
 				t.Fatalf("damaged snapshot changed the results: got %v, want %v", hitIDs(got), hitIDs(want))
 			}
 			now, _ := os.ReadFile(ix.snapshotPath())
-			if string(now) != string(pristine) {
+			nowRows, _ := os.ReadFile(ix.rowsPath())
+			if string(now) != string(pristine) || string(nowRows) != string(pristineRows) {
 				t.Fatal("the damaged snapshot was not rebuilt")
 			}
 		})
@@ -204,21 +212,19 @@ func TestSnapshotAppendsDuringIngest(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	rebuilt := func() []byte {
+	rebuilt := func() {
 		t.Helper()
-		appended, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		os.Remove(path)
+		appended, _ := os.ReadFile(path)
+		appendedRows, _ := os.ReadFile(ix.rowsPath())
+		ix.removeSnapshot()
 		if err := ix.RefreshSnapshot(ctx, nil); err != nil {
 			t.Fatal(err)
 		}
 		fresh, _ := os.ReadFile(path)
-		if string(fresh) != string(appended) {
-			t.Fatalf("appended snapshot (%d bytes) differs from a rebuild (%d bytes)", len(appended), len(fresh))
+		freshRows, _ := os.ReadFile(ix.rowsPath())
+		if string(fresh) != string(appended) || string(freshRows) != string(appendedRows) {
+			t.Fatalf("appended snapshot (%d+%d bytes) differs from a rebuild (%d+%d bytes)", len(appended), len(appendedRows), len(fresh), len(freshRows))
 		}
-		return fresh
 	}
 	write(t, filepath.Join(dir, "b.md"), "# B\n\n"+s.text(150000))
 	ingest()
@@ -243,7 +249,7 @@ func TestSnapshotAppendsDuringIngest(t *testing.T) {
 	if s, ok := ix.openSnapshot(f2.Generation, f2.Vectors); !ok {
 		t.Fatal("snapshot not current after a replacing ingest")
 	} else {
-		unmapFile(s.data)
+		s.close()
 	}
 	rebuilt()
 }

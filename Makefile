@@ -6,7 +6,7 @@ LDFLAGS   := -s -w -X github.com/askygo/asky/internal/build.Version=$(VERSION)
 BIN       := bin/asky
 PREFIX    ?= $(HOME)/.local
 
-.PHONY: build test demo bench eval lint completions check-completions install clean
+.PHONY: build test demo demo-run bench eval lint completions check-completions install clean
 
 build:
 	$(GO) build -trimpath -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/asky
@@ -16,19 +16,35 @@ test:
 	$(GO) vet ./...
 	$(GO) test -count=1 ./...
 
-# demo runs the main job offline on embedded defaults in a throwaway home.
-# It never needs a network or a model.
-DEMO_HOME := $(CURDIR)/bin/demo-home
-demo: build
+# demo runs the main job offline in a throwaway home: ingest this
+# repository's docs, search them, show their sections. It never needs a
+# network, a model or a key. Then, if a model is reachable (your own asky
+# config, an API key in the environment, or a local Ollama / LM Studio),
+# it asks one question about the README; without one it says so and ends
+# on what to do next. It always exits 0 when asky itself works.
+# `make demo-run ASKY=path/to/asky` runs it with another binary (tests).
+DEMO_HOME ?= $(CURDIR)/bin/demo-home
+ASKY      ?= ./$(BIN)
+DEMO_Q    := In one sentence, what does this project do?
+demo: build demo-run
+
+demo-run:
 	@rm -rf $(DEMO_HOME) && mkdir -p $(DEMO_HOME)
-	@echo "== asky corpus ingest (this repository's docs, offline: no network, no model)"
-	@ASKY_HOME=$(DEMO_HOME) ./$(BIN) corpus ingest README.md CHANGELOG.md prompts internal/tools
-	@echo; echo "== asky corpus list"; ASKY_HOME=$(DEMO_HOME) ./$(BIN) corpus list
-	@echo; echo '== asky corpus query "how do sessions stick to a terminal"'
-	@ASKY_HOME=$(DEMO_HOME) ./$(BIN) corpus query --top-k 3 "how do sessions stick to a terminal"
-	@echo; echo "== asky config doctor (no model is configured in the demo home)"
-	@ASKY_HOME=$(DEMO_HOME) ASKY_NO_DETECT=1 ./$(BIN) config doctor || true
-	@echo; echo "Next: export OPENAI_API_KEY=… (or run Ollama) and try: bin/asky -r README.md \"what does make demo do?\""
+	@echo "asky demo: the main job runs offline (no network, no model, no key)"
+	@echo; echo "== 1/4  asky corpus ingest README.md CHANGELOG.md prompts internal/tools"
+	@ASKY_HOME=$(DEMO_HOME) $(ASKY) corpus ingest README.md CHANGELOG.md prompts internal/tools
+	@echo; echo '== 2/4  asky corpus query "how do sessions stick to a terminal"'
+	@ASKY_HOME=$(DEMO_HOME) $(ASKY) corpus query --top-k 2 "how do sessions stick to a terminal"
+	@echo; echo "== 3/4  asky corpus sections README.md"
+	@ASKY_HOME=$(DEMO_HOME) $(ASKY) corpus sections README.md
+	@echo; echo '== 4/4  head -c 3000 README.md | asky -L "$(DEMO_Q)"'
+	@if head -c 3000 README.md | ASKY_DB_PATH=$(DEMO_HOME)/asky.db $(ASKY) -L "$(DEMO_Q)" 2>$(DEMO_HOME)/ask.err; then :; \
+	else echo "(skipped: $$(sed -n 's/^error: //p' $(DEMO_HOME)/ask.err | head -n 1); steps 1-3 needed no model)"; fi
+	@echo; echo "Next:"
+	@echo "  $(ASKY) corpus ingest ~/notes                 # your own documents, offline"
+	@echo '  $(ASKY) corpus query "what did I decide about X"'
+	@echo "  $(ASKY) config model add                      # OpenAI, Anthropic, OpenRouter, Ollama, LM Studio, ..."
+	@echo '  $(ASKY) -r ~/notes "summarize what I decided about X"'
 
 # eval measures retrieval quality on the shared evaluation set, when it is
 # present beside the project (not part of make test). Every corpus a query

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"database/sql"
 	"fmt"
 	"io"
 	"net/http"
@@ -11,6 +12,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
 
@@ -34,11 +36,18 @@ func TestScripts(t *testing.T) {
 		RequireExplicitExec: true,
 		Setup:               setupScript,
 		Cmds: map[string]func(*testscript.TestScript, bool, []string){
-			"fakellm":     cmdFakeLLM,
-			"llm-enqueue": cmdEnqueue,
-			"llm-request": cmdRequest,
-			"daemon-http": cmdDaemonHTTP,
+			"fakellm":       cmdFakeLLM,
+			"llm-enqueue":   cmdEnqueue,
+			"llm-request":   cmdRequest,
+			"daemon-http":   cmdDaemonHTTP,
+			"mailsink":      cmdMailSink,
+			"httpsink":      cmdHTTPSink,
+			"sqlite-exec":   cmdSQLiteExec,
+			"llm-wait":      cmdLLMWait,
+			"prosody-start": cmdProsody,
+			"xmpp-ask":      cmdXMPPAsk,
 		},
+		Condition: prosodyCondition,
 	})
 }
 
@@ -74,6 +83,10 @@ func newFakeSite() *httptest.Server {
 	mux := http.NewServeMux()
 	var srv *httptest.Server
 	mux.HandleFunc("/search", func(w http.ResponseWriter, r *http.Request) {
+		if strings.Contains(r.URL.Query().Get("q"), "providerdown") {
+			http.Error(w, "search backend down", http.StatusBadGateway)
+			return
+		}
 		w.Header().Set("Content-Type", "application/json")
 		fmt.Fprintf(w, `{"query":%q,"results":[
 			{"url":"%s/go126","title":"Go 1.26 Release Notes","content":"Go 1.26 brings green tea GC by default.","engine":"fake"},
@@ -89,6 +102,27 @@ func newFakeSite() *httptest.Server {
 			<h2>Language changes</h2>
 			<p>The built-in new function now accepts an expression as its operand, so new(42) allocates an int.</p>
 			</article></body></html>`)
+	})
+	mux.HandleFunc("/other", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprint(w, `<!doctype html><html><head><title>Other page</title></head><body><article>
+			<h1>Other page</h1>
+			<p>Tomatoes grow best in full sun with regular watering. Prune the side shoots every week and tie the main stem
+			to a stake as it grows. Harvest when the fruit is evenly red and slightly soft to the touch.</p>
+			<p>Basil likes the same conditions and keeps aphids away, so plant it between the rows. Mulch keeps the soil
+			moist during hot weeks and stops weeds from taking over the bed.</p>
+			</article></body></html>`)
+	})
+	// /long/N is a long article (about 9000 chars) with sentences unique
+	// to N, for context-budget tests.
+	mux.HandleFunc("/long/{n}", func(w http.ResponseWriter, r *http.Request) {
+		n := r.PathValue("n")
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprintf(w, `<!doctype html><html><head><title>Long page %s</title></head><body><article><h1>Long page %s</h1>`, n, n)
+		for i := 0; i < 60; i++ {
+			fmt.Fprintf(w, "<p>Paragraph %d of long page %s: marker-%s-%d explains one more detail of the subject at length, with enough words to matter.</p>\n", i, n, n, i)
+		}
+		fmt.Fprint(w, `</article></body></html>`)
 	})
 	srv = httptest.NewServer(mux)
 	return srv
@@ -123,6 +157,11 @@ api_key_env = "FAKE_KEY"
 api = "fake"
 id = "fake-model"
 context_size = 32000
+
+[models.small]
+api = "fake"
+id = "small-model"
+context_size = 6000
 
 [models.claude]
 api = "anth"
@@ -216,6 +255,12 @@ func cmdDaemonHTTP(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	req, err := http.NewRequest(args[0], info.URL+args[1], body)
 	ts.Check(err)
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if tok := ts.Getenv("ASKY_DAEMON_TOKEN"); tok != "" {
+		req.Header.Set("Authorization", "Bearer "+tok)
+	}
 	resp, err := http.DefaultClient.Do(req)
 	ts.Check(err)
 	defer resp.Body.Close()
@@ -224,5 +269,35 @@ func cmdDaemonHTTP(ts *testscript.TestScript, neg bool, args []string) {
 	fmt.Fprint(ts.Stdout(), string(b))
 	if (resp.StatusCode != http.StatusOK) != neg {
 		ts.Fatalf("%s %s: %d %s", args[0], args[1], resp.StatusCode, b)
+	}
+}
+
+// cmdSQLiteExec runs the SQL of a file on $ASKY_HOME/asky.db, to damage a
+// database the way a user or a crash might: `sqlite-exec file.sql`.
+func cmdSQLiteExec(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 1 || neg {
+		ts.Fatalf("usage: sqlite-exec file.sql")
+	}
+	db, err := sql.Open("sqlite", filepath.Join(ts.Getenv("ASKY_HOME"), "asky.db"))
+	ts.Check(err)
+	defer db.Close()
+	_, err = db.Exec(ts.ReadFile(args[0]))
+	ts.Check(err)
+}
+
+// cmdLLMWait waits (up to 10 s) until the fake LLM has received N
+// requests, so a script can act while a turn is in flight: `llm-wait N`.
+func cmdLLMWait(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 1 || neg {
+		ts.Fatalf("usage: llm-wait N")
+	}
+	n, err := strconv.Atoi(args[0])
+	ts.Check(err)
+	deadline := time.Now().Add(10 * time.Second)
+	for len(server(ts).Requests()) < n {
+		if time.Now().After(deadline) {
+			ts.Fatalf("the fake LLM got %d requests, want %d", len(server(ts).Requests()), n)
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }

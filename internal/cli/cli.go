@@ -19,6 +19,7 @@ import (
 	"github.com/askygo/asky/internal/llm"
 	"github.com/askygo/asky/internal/research"
 	"github.com/askygo/asky/internal/store"
+	"github.com/askygo/asky/internal/turn/compose"
 )
 
 // Main runs asky with the process arguments and returns the exit code.
@@ -29,7 +30,9 @@ func Main() int {
 // Run executes the command tree with args and the given factory; tests and
 // testscript call it directly.
 func Run(args []string, f *cmdutil.Factory) int {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	// SIGHUP (the terminal closed) ends a turn like Ctrl-C and SIGTERM:
+	// it is saved as interrupted instead of dying mid-write.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
 	defer f.Close()
 
@@ -46,6 +49,12 @@ func Run(args []string, f *cmdutil.Factory) int {
 		fmt.Fprintln(f.IO.ErrOut, "\ninterrupted")
 		return cmdutil.ExitInterrupted
 	}
+	if store.IsSQLite(err) {
+		// A database error a command passed on without naming the file.
+		if cfg, cerr := f.Config(); cerr == nil {
+			err = store.Classify(cfg.Paths.DB, err)
+		}
+	}
 	return printError(f.IO.ErrOut, err)
 }
 
@@ -55,7 +64,15 @@ func printError(w io.Writer, err error) int {
 		return cmdutil.ExitError
 	}
 	code, hint := classify(err)
-	fmt.Fprintf(w, "error: %s\n", firstLine(err.Error()))
+	var many interface{ Messages() []string }
+	if errors.As(err, &many) {
+		// Several config problems: one line each, so all get fixed at once.
+		for _, m := range many.Messages() {
+			fmt.Fprintf(w, "error: %s\n", firstLine(m))
+		}
+	} else {
+		fmt.Fprintf(w, "error: %s\n", firstLine(err.Error()))
+	}
 	if hint != "" {
 		fmt.Fprintf(w, "hint: %s\n", hint)
 	}
@@ -81,6 +98,7 @@ func classify(err error) (int, string) {
 		pe   *config.ParseError
 		le   *llm.Error
 		emb  *research.EmbedderError
+		cu   *compose.UsageError
 		hint cmdutil.Hinter
 	)
 	switch {
@@ -88,6 +106,8 @@ func classify(err error) (int, string) {
 		return ce.Code, ce.Hint
 	case errors.As(err, &fe):
 		return cmdutil.ExitUsage, fe.Hint
+	case errors.As(err, &cu):
+		return cmdutil.ExitUsage, cu.Hint()
 	case errors.Is(err, config.ErrNoModel):
 		return cmdutil.ExitNoModel, "configure a model with `asky config model add`, or export OPENAI_API_KEY / ANTHROPIC_API_KEY / OPENROUTER_API_KEY, or start Ollama"
 	case errors.As(err, &ua):
@@ -118,6 +138,8 @@ func llmExit(e *llm.Error) (int, string) {
 		return cmdutil.ExitError, "check the API key for this provider with `asky config doctor`"
 	case llm.KindUnreachable:
 		return cmdutil.ExitNoModel, "is the server running and the base_url right? check with `asky config doctor`"
+	case llm.KindServer:
+		return cmdutil.ExitError, "the provider keeps failing; retry later, use another model with -m, or raise [limits] max_retries / retry_budget"
 	case llm.KindRateLimit:
 		return cmdutil.ExitError, "wait a moment and retry, or use another model with -m"
 	case llm.KindContextOverflow:

@@ -29,31 +29,103 @@ func testFactory(t *testing.T, env map[string]string) (*cmdutil.Factory, *bytes.
 }
 
 func TestStrictGroups(t *testing.T) {
-	for _, args := range [][]string{
-		{"session", "banana"},
-		{"history", "banana"},
-		{"corpus", "what", "is", "this"},
-		{"config", "model", "nope"},
-		{"memory"},
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"session", "banana"}, `error: "banana" is not a session command; to ask it: asky query "session banana" (session commands: `},
+		{[]string{"history", "of", "rome"}, `error: "of" is not a history command; to ask it: asky query "history of rome" (history commands: browse, delete, list, search, show)` + "\n"},
+		{[]string{"history", "lsit"}, "error: \"lsit\" is not a history command; did you mean `asky history list`?\n"},
+		{[]string{"corpus", "what", "is", "this"}, `to ask it: asky query "corpus what is this"`},
+		{[]string{"config", "model", "nope"}, `"nope" is not a config model command`},
+		{[]string{"memory"}, "Usage:"},
 	} {
-		t.Run(strings.Join(args, "_"), func(t *testing.T) {
+		t.Run(strings.Join(tc.args, "_"), func(t *testing.T) {
 			f, _, out, errOut := testFactory(t, nil)
-			code := Run(args, f)
+			code := Run(tc.args, f)
 			if code != cmdutil.ExitUsage {
 				t.Fatalf("exit %d, want 2; stderr:\n%s", code, errOut)
 			}
 			if out.Len() != 0 {
 				t.Errorf("stdout must stay empty, got %q", out)
 			}
-			if !strings.Contains(errOut.String(), "Usage:") || !strings.Contains(errOut.String(), "error: ") {
-				t.Errorf("want group help and an error line, got:\n%s", errOut)
+			if !strings.Contains(errOut.String(), tc.want) || !strings.Contains(errOut.String(), "error: ") {
+				t.Errorf("want %q and an error line, got:\n%s", tc.want, errOut)
+			}
+			// A wrong verb is one line, not a page of help.
+			if tc.args[0] != "memory" && strings.Count(errOut.String(), "\n") != 1 {
+				t.Errorf("want one line, got:\n%s", errOut)
 			}
 		})
 	}
 }
 
+func TestNearMissCommands(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string // "" = goes to the model (no model here: exit 3)
+	}{
+		{[]string{"histroy", "list"}, "did you mean `asky history list`?"},
+		{[]string{"sesion"}, "did you mean `asky session`?"},
+		{[]string{"sesion", "show", "3"}, "did you mean `asky session show 3`?"},
+		{[]string{"versoin"}, "did you mean `asky version`?"},
+		{[]string{"hlep", "history"}, "did you mean `asky help history`?"},
+		{[]string{"hello"}, ""},
+		{[]string{"hi"}, ""},
+		{[]string{"prompt", "engineering", "tips"}, ""},
+		{[]string{"every", "day", "ideas"}, ""},
+		{[]string{"histroy list"}, ""},
+		{[]string{"--", "histroy", "list"}, ""},
+	} {
+		t.Run(strings.Join(tc.args, "_"), func(t *testing.T) {
+			f, _, out, errOut := testFactory(t, nil)
+			code := Run(tc.args, f)
+			if tc.want == "" {
+				if code != cmdutil.ExitNoModel {
+					t.Errorf("exit %d, want 3 (asked the model); stderr:\n%s", code, errOut)
+				}
+				return
+			}
+			if code != cmdutil.ExitUsage || out.Len() != 0 || !strings.Contains(errOut.String(), tc.want) {
+				t.Errorf("exit %d, stderr:\n%s\nwant %q", code, errOut, tc.want)
+			}
+		})
+	}
+}
+
+func TestHelpWithAQuestion(t *testing.T) {
+	f, _, out, errOut := testFactory(t, nil)
+	code := Run([]string{"help", "me", "write", "a", "haiku"}, f)
+	if code != cmdutil.ExitUsage || out.Len() != 0 {
+		t.Fatalf("exit %d, stdout %q", code, out)
+	}
+	if want := `error: no help topic "me write a haiku"; to ask it: asky query "help me write a haiku"`; !strings.Contains(errOut.String(), want) {
+		t.Errorf("stderr:\n%s\nwant %q", errOut, want)
+	}
+	if strings.Contains(errOut.String(), "Usage:") {
+		t.Errorf("no page of help for a question:\n%s", errOut)
+	}
+}
+
+func TestVersionWithWordsIsAQuestion(t *testing.T) {
+	f, _, out, errOut := testFactory(t, nil)
+	if code := Run([]string{"version", "control", "tips"}, f); code != cmdutil.ExitUsage || out.Len() != 0 ||
+		!strings.Contains(errOut.String(), `to ask it: asky query "version control tips"`) {
+		t.Errorf("exit %d, stderr %q", code, errOut)
+	}
+}
+
+func TestVersion(t *testing.T) {
+	for _, args := range [][]string{{"version"}, {"-V"}, {"--version"}} {
+		f, _, out, errOut := testFactory(t, nil)
+		if code := Run(args, f); code != 0 || !strings.HasPrefix(out.String(), "asky version ") {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q", args, code, out, errOut)
+		}
+	}
+}
+
 func TestHelpAndVersionTouchNothing(t *testing.T) {
-	for _, args := range [][]string{{"--help"}, {"--version"}, {"history", "--help"}, {"completion", "bash"}, {"query", "--help"}} {
+	for _, args := range [][]string{{"--help"}, {"--version"}, {"version"}, {"-V"}, {"help", "history"}, {"history", "--help"}, {"completion", "bash"}, {"query", "--help"}} {
 		f, _, out, errOut := testFactory(t, nil)
 		home := f.Getenv("ASKY_HOME")
 		// A config that would fail to parse proves config is never read.
@@ -167,5 +239,29 @@ func TestUnreachableEmbedderHint(t *testing.T) {
 	}
 	if !strings.Contains(errOut.String(), "unreachable") || !strings.Contains(errOut.String(), "hint: check [research.embedding]") {
 		t.Fatalf("stderr:\n%s", errOut)
+	}
+}
+
+// A research pointer that is neither a path, a name under the document
+// roots nor `web` is a usage error naming it, never question text.
+func TestMissingResearchPointerExits2(t *testing.T) {
+	for _, args := range [][]string{{"-r", "./nonexistent/", "q"}, {"-r=./nonexistent/", "q"}} {
+		f, _, _, errOut := testFactory(t, map[string]string{"OPENAI_API_KEY": "sk-test"})
+		if code := Run(args, f); code != cmdutil.ExitUsage {
+			t.Fatalf("%v: exit %d, want 2\n%s", args, code, errOut)
+		}
+		if !strings.Contains(errOut.String(), `"./nonexistent/"`) || !strings.Contains(errOut.String(), "hint:") {
+			t.Errorf("%v: stderr:\n%s", args, errOut)
+		}
+	}
+}
+
+func TestBadShortlistValueIsUsageError(t *testing.T) {
+	f, _, _, errOut := testFactory(t, map[string]string{"OPENAI_API_KEY": "sk-test"})
+	if code := Run([]string{"--shortlist", "maybe", "hi"}, f); code != cmdutil.ExitUsage {
+		t.Fatalf("exit %d, want 2\n%s", code, errOut)
+	}
+	if !strings.Contains(errOut.String(), "on, off or reset") {
+		t.Errorf("stderr:\n%s", errOut)
 	}
 }

@@ -44,6 +44,9 @@ func NewCmdRoot(f *cmdutil.Factory) *cobra.Command {
 		$ asky history list
 	`)
 	root.Version = build.Version
+	root.SetVersionTemplate(versionLine(root))
+	// -V as well as --version: -v is verbose.
+	root.Flags().BoolP("version", "V", false, "show asky's version")
 	root.SilenceErrors = true
 	root.SilenceUsage = true
 	root.CompletionOptions.DisableDefaultCmd = true
@@ -58,8 +61,10 @@ func NewCmdRoot(f *cmdutil.Factory) *cobra.Command {
 	}
 	add("ask", query.NewCmdQuery(f, nil))
 	add("data", history.NewCmdHistory(f), session.NewCmdSession(f), memory.NewCmdMemory(f), corpus.NewCmdCorpus(f), prompts.NewCmdPrompts(f))
-	add("setup", configcmd.NewCmdConfig(f), daemon.NewCmdDaemon(f), completion.NewCmdCompletion(f))
+	add("setup", configcmd.NewCmdConfig(f), daemon.NewCmdDaemon(f, remoteCommands{f: f}), completion.NewCmdCompletion(f), newCmdVersion())
+	root.SetHelpCommand(newCmdHelp(root))
 	root.SetHelpCommandGroupID("setup")
+	guardNearMiss(root)
 	indentExamples(root)
 	completion.RegisterDynamic(root, f)
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {

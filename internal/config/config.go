@@ -6,22 +6,27 @@ import "time"
 
 // Config is the merged configuration. Zero values are replaced by Defaults().
 type Config struct {
-	General        General               `toml:"general"`
-	API            map[string]API        `toml:"api"`
-	Models         map[string]Model      `toml:"models"`
-	Limits         Limits                `toml:"limits"`
-	Summarizer     Summarizer            `toml:"summarizer"`
-	Session        Session               `toml:"session"`
-	Research       Research              `toml:"research"`
-	Memory         Memory                `toml:"memory"`
-	Fetch          Fetch                 `toml:"fetch"`
-	Input          Input                 `toml:"input"`
-	Prompts        map[string]any        `toml:"prompts"`
-	UserPrompts    map[string]string     `toml:"user_prompts"`
-	CommandPresets map[string]string     `toml:"command_presets"`
-	Tool           map[string]CustomTool `toml:"tool"`
-	XMPP           map[string]any        `toml:"xmpp"`
-	Daemon         map[string]any        `toml:"daemon"`
+	General        General                 `toml:"general"`
+	API            map[string]API          `toml:"api"`
+	Models         map[string]Model        `toml:"models"`
+	Limits         Limits                  `toml:"limits"`
+	Summarizer     Summarizer              `toml:"summarizer"`
+	Session        Session                 `toml:"session"`
+	Research       Research                `toml:"research"`
+	Memory         Memory                  `toml:"memory"`
+	Fetch          Fetch                   `toml:"fetch"`
+	Input          Input                   `toml:"input"`
+	Prompts        map[string]any          `toml:"prompts"`
+	UserPrompts    map[string]string       `toml:"user_prompts"`
+	CommandPresets map[string]string       `toml:"command_presets"`
+	Tool           map[string]CustomTool   `toml:"tool"`
+	Email          Email                   `toml:"email"`
+	PushData       map[string]PushEndpoint `toml:"push_data"`
+	XMPP           XMPP                    `toml:"xmpp"`
+	Daemon         map[string]any          `toml:"daemon"`
+
+	// QueryClassification is [query_classification] (shortlist.go).
+	QueryClassification QueryClassification `toml:"query_classification"`
 
 	// Paths where this configuration was found and where data lives.
 	Paths Paths `toml:"-"`
@@ -33,6 +38,8 @@ type Config struct {
 
 	// origins maps each dotted key and table to the file that set it last.
 	origins map[string]string
+	// raws holds each file's bytes, to point errors at their line.
+	raws map[string][]byte
 	// modelOrder lists aliases as the files define them; the first one is
 	// the default when nothing else picks one, as in the original.
 	modelOrder []string
@@ -64,6 +71,9 @@ type General struct {
 	DBPathEnvVar       string `toml:"db_path_env_var"`
 	ShortlistEnabled   *bool  `toml:"shortlist_enabled"`
 	CompactBanner      bool   `toml:"compact_banner"`
+	// TerminalContextLines is -tl's line count when given without N.
+	TerminalContextLines int    `toml:"terminal_context_lines"`
+	MarkdownStyle        string `toml:"markdown_style"` // auto (from the terminal background), dark, light, dracula, tokyo-night, pink, ascii, notty, or a glamour JSON style file; $GLAMOUR_STYLE wins
 }
 
 // API is one [api.NAME] endpoint.
@@ -106,6 +116,7 @@ type Limits struct {
 	MaxRetries             int `toml:"max_retries"`
 	InitialBackoff         int `toml:"initial_backoff"`
 	MaxBackoff             int `toml:"max_backoff"`
+	RetryBudget            int `toml:"retry_budget"` // seconds of waiting across all retries of one call; 0 = no bound
 	SearchTimeout          int `toml:"search_timeout"`
 	FetchTimeout           int `toml:"fetch_timeout"`
 }
@@ -129,22 +140,32 @@ type Session struct {
 
 // Research holds the [research] table.
 type Research struct {
-	Enabled                        bool           `toml:"enabled"`
-	LocalDocumentRoots             []string       `toml:"local_document_roots"`
-	AllowAbsolutePathsOutsideRoots bool           `toml:"allow_absolute_paths_outside_roots"`
-	AllowedIngestionExtensions     []string       `toml:"allowed_ingestion_extensions"`
-	CacheTTLHours                  int            `toml:"cache_ttl_hours"`
-	ChunkSize                      int            `toml:"chunk_size"`
-	ChunkOverlap                   int            `toml:"chunk_overlap"`
-	MaxChunksPerRetrieval          int            `toml:"max_chunks_per_retrieval"`
-	MaxLinksPerURL                 int            `toml:"max_links_per_url"`
-	MaxRelevantLinks               int            `toml:"max_relevant_links"`
-	MemoryMaxResults               int            `toml:"memory_max_results"`
-	DenseWeight                    float64        `toml:"dense_weight"`
-	LexicalWeight                  float64        `toml:"lexical_weight"`
-	MinRelevance                   float64        `toml:"min_relevance"`
-	Embedding                      Embedding      `toml:"embedding"`
-	SourceShortlist                map[string]any `toml:"source_shortlist"`
+	Enabled                        bool      `toml:"enabled"`
+	LocalDocumentRoots             []string  `toml:"local_document_roots"`
+	AllowAbsolutePathsOutsideRoots bool      `toml:"allow_absolute_paths_outside_roots"`
+	AllowedIngestionExtensions     []string  `toml:"allowed_ingestion_extensions"`
+	CacheTTLHours                  int       `toml:"cache_ttl_hours"`
+	ChunkSize                      int       `toml:"chunk_size"`
+	ChunkOverlap                   int       `toml:"chunk_overlap"`
+	MaxChunksPerRetrieval          int       `toml:"max_chunks_per_retrieval"`
+	MaxLinksPerURL                 int       `toml:"max_links_per_url"`
+	MaxRelevantLinks               int       `toml:"max_relevant_links"`
+	MemoryMaxResults               int       `toml:"memory_max_results"`
+	DenseWeight                    float64   `toml:"dense_weight"`
+	LexicalWeight                  float64   `toml:"lexical_weight"`
+	MinRelevance                   float64   `toml:"min_relevance"`
+	Embedding                      Embedding `toml:"embedding"`
+
+	// SourceShortlist is [research.source_shortlist] (shortlist.go).
+	SourceShortlist SourceShortlist `toml:"source_shortlist"`
+	// Query expansion keys as the original's code reads them; see
+	// Research.QueryExpansion for the merge with the shortlist table.
+	QueryExpansionEnabled *bool  `toml:"query_expansion_enabled,omitempty"`
+	QueryExpansionMode    string `toml:"query_expansion_mode,omitempty"`
+	MaxSubQueries         int    `toml:"max_sub_queries,omitzero"`
+	// Evidence extraction (preload.go).
+	EvidenceExtractionEnabled   bool `toml:"evidence_extraction_enabled,omitempty"`
+	EvidenceExtractionMaxChunks int  `toml:"evidence_extraction_max_chunks,omitzero"`
 }
 
 // Embedding selects the embedder used for the corpus and memory.
@@ -190,14 +211,6 @@ type Fetch struct {
 type Input struct {
 	// StdinMaxBytes caps piped stdin added to a query.
 	StdinMaxBytes int `toml:"stdin_max_bytes"`
-}
-
-// CustomTool is a [tool.NAME] shell tool from user.toml.
-type CustomTool struct {
-	Command     string         `toml:"command"`
-	Description string         `toml:"description"`
-	Parameters  map[string]any `toml:"parameters"`
-	Enabled     *bool          `toml:"enabled"`
 }
 
 // Paths are the directories asky uses.

@@ -18,7 +18,7 @@ import (
 
 // SplitFiles are the original asky's per-topic files, merged in this order
 // after config.toml so that an existing asky config directory works.
-var SplitFiles = []string{"general.toml", "api.toml", "models.toml", "research.toml", "memory.toml", "user.toml", "prompts.toml", "xmpp.toml"}
+var SplitFiles = []string{"general.toml", "api.toml", "models.toml", "research.toml", "memory.toml", "user.toml", "prompts.toml", "xmpp.toml", "push_data.toml"}
 
 // MainFile is the single-file configuration most users write.
 const MainFile = "config.toml"
@@ -63,12 +63,19 @@ func (e *ReadError) Hint() string {
 
 // ValueError is a well-formed key holding a value asky cannot use.
 type ValueError struct {
-	File    string
-	Key     string
+	File string
+	Key  string
+	// Line is where the key is set (0 when unknown).
+	Line    int
 	Message string
 }
 
-func (e *ValueError) Error() string { return fmt.Sprintf("%s: %s: %s", e.File, e.Key, e.Message) }
+func (e *ValueError) Error() string {
+	if e.Line > 0 {
+		return fmt.Sprintf("%s:%d: %s: %s", e.File, e.Line, e.Key, e.Message)
+	}
+	return fmt.Sprintf("%s: %s: %s", e.File, e.Key, e.Message)
+}
 
 // Hint tells the user what to do next.
 func (e *ValueError) Hint() string {
@@ -87,6 +94,9 @@ func Load(getenv func(string) string) (*Config, error) {
 func loadWith(getenv func(string) string, overlay map[string][]byte) (*Config, error) {
 	paths := ResolvePaths(getenv)
 	var files []*parsed
+	// Every file is read and parsed even after one fails, so all the
+	// problems are reported together (sorted by file and line).
+	var errs []error
 	for _, name := range append([]string{MainFile}, SplitFiles...) {
 		file := filepath.Join(paths.ConfigDir, name)
 		raw, ok := overlay[file]
@@ -97,14 +107,19 @@ func loadWith(getenv func(string) string, overlay map[string][]byte) (*Config, e
 				continue
 			}
 			if err != nil {
-				return nil, &ReadError{File: file, Err: err}
+				errs = append(errs, &ReadError{File: file, Err: err})
+				continue
 			}
 		}
 		p, err := parseFile(file, raw)
 		if err != nil {
-			return nil, err
+			errs = append(errs, err)
+			continue
 		}
 		files = append(files, p)
+	}
+	if len(errs) > 0 {
+		return nil, joinErrors(errs)
 	}
 	var cfg *Config
 	switch len(files) {
@@ -130,7 +145,9 @@ func loadWith(getenv func(string) string, overlay map[string][]byte) (*Config, e
 		}
 	}
 	cfg.origins = map[string]string{}
+	cfg.raws = map[string][]byte{}
 	for _, p := range files {
+		cfg.raws[p.file] = p.raw
 		for _, k := range p.keys {
 			// Implicit parent tables ([models] of [models.a]) count too.
 			for i := 1; i <= len(k); i++ {
@@ -153,6 +170,9 @@ func loadWith(getenv func(string) string, overlay map[string][]byte) (*Config, e
 		}
 		cfg.Paths.DB = db
 	}
+	if strings.HasSuffix(cfg.General.MarkdownStyle, ".json") {
+		cfg.General.MarkdownStyle = expandHome(cfg.General.MarkdownStyle, getenv)
+	}
 	cfg.normalize()
 	if err := cfg.validate(); err != nil {
 		return nil, err
@@ -170,14 +190,86 @@ func (c *Config) Origin(key string) string {
 	return c.origins[formatKey(path)]
 }
 
-// validate rejects values that parse but cannot work.
+// validate rejects values that parse but cannot work, all of them at once.
 func (c *Config) validate() error {
+	var errs []error
+	add := func(err error) {
+		if err != nil {
+			errs = append(errs, err)
+		}
+	}
+	add(c.validateMarkdownStyle())
+	add(c.XMPP.validate(func(k string) string { return c.origins[k] }))
 	for _, name := range sortedKeys(c.API) {
 		a := c.API[name]
 		if a.Type != "openai" && a.Type != "anthropic" {
-			key := formatKey([]string{"api", name, "type"})
-			return &ValueError{File: c.origins[key], Key: key, Message: fmt.Sprintf("type must be \"openai\" or \"anthropic\", not %q", a.Type)}
+			path := []string{"api", name, "type"}
+			key := formatKey(path)
+			errs = append(errs, &ValueError{File: c.origins[key], Key: key, Line: c.keyLine(path),
+				Message: fmt.Sprintf("type must be \"openai\" or \"anthropic\", not %q", a.Type)})
 		}
+	}
+	// The typed tables' own checks name the offending key inside them.
+	type check struct {
+		table  []string
+		k, msg string
+	}
+	var checks []check
+	k, msg := c.Research.SourceShortlist.validate()
+	checks = append(checks, check{[]string{"research", "source_shortlist"}, k, msg})
+	k, msg = (SourceShortlist{BudgetSeconds: 1, QueryExpansionMode: c.Research.QueryExpansionMode, MaxSubQueries: c.Research.MaxSubQueries}).validate()
+	checks = append(checks, check{[]string{"research"}, k, msg})
+	k, msg = c.Research.validateEvidence()
+	checks = append(checks, check{[]string{"research"}, k, msg})
+	k, msg = c.QueryClassification.validate()
+	checks = append(checks, check{[]string{"query_classification"}, k, msg})
+	for _, ch := range checks {
+		if ch.k == "" {
+			continue
+		}
+		path := append(append([]string(nil), ch.table...), ch.k)
+		key := formatKey(path)
+		errs = append(errs, &ValueError{File: c.origins[key], Key: key, Line: c.keyLine(path), Message: ch.msg})
+	}
+	add(c.validateExtras())
+	errs = append(errs, c.negativeValues()...)
+	return joinErrors(firstPerKey(errs))
+}
+
+// firstPerKey keeps one error per config key: the specific checks run
+// before the generic negative-number walk, so their message wins.
+func firstPerKey(errs []error) []error {
+	seen := map[string]bool{}
+	out := errs[:0]
+	for _, err := range errs {
+		var ve *ValueError
+		if errors.As(err, &ve) && ve.Key != "" {
+			if seen[ve.Key] {
+				continue
+			}
+			seen[ve.Key] = true
+		}
+		out = append(out, err)
+	}
+	return out
+}
+
+// markdownStyles are glamour's built-in style names.
+var markdownStyles = []string{"auto", "dark", "light", "dracula", "tokyo-night", "pink", "ascii", "notty"}
+
+// validateMarkdownStyle accepts a built-in style or a readable JSON style
+// file (a leading ~/ is the home directory).
+func (c *Config) validateMarkdownStyle() error {
+	s := c.General.MarkdownStyle
+	if s == "" || slices.Contains(markdownStyles, s) {
+		return nil
+	}
+	key := "general.markdown_style"
+	if !strings.HasSuffix(s, ".json") {
+		return &ValueError{File: c.origins[key], Key: key, Message: fmt.Sprintf("%q is not a style; use one of %s, or a glamour JSON style file", s, strings.Join(markdownStyles, ", "))}
+	}
+	if _, err := os.Stat(s); err != nil {
+		return &ValueError{File: c.origins[key], Key: key, Message: fmt.Sprintf("style file: %v", err)}
 	}
 	return nil
 }
@@ -222,10 +314,14 @@ func parseFile(file string, raw []byte) (*parsed, error) {
 		return nil, positioned(file, p.raw, err)
 	}
 	p.keys = md.Keys()
+	var caseErrs []error
 	for _, k := range p.keys {
 		if fixed, bad := caseMismatch(k); bad {
-			return nil, &ValueError{File: file, Key: formatKey(k), Message: "key names are case-sensitive; write " + fixed}
+			caseErrs = append(caseErrs, &ValueError{File: file, Key: formatKey(k), Line: keyLine(p.raw, k), Message: "key names are case-sensitive; write " + fixed})
 		}
+	}
+	if len(caseErrs) > 0 {
+		return nil, joinErrors(caseErrs)
 	}
 	var reported []toml.Key
 	for _, k := range md.Undecoded() {
@@ -356,21 +452,27 @@ func isFreeForm(k toml.Key) bool {
 		return false
 	}
 	switch k[0] {
-	case "prompts", "xmpp", "daemon", "plugins", "plugin", "push_data", "email", "query_classification", "xmpp_client", "telegram", "http":
+	case "xmpp":
+		// Keys of the original's xmpp.toml that asky reads without using.
+		return len(k) == 2 && (k[1] == "interface_planner_include_command_reference" || k[1] == "transcript_max_per_session")
+	case "prompts", "daemon", "plugins", "plugin", "xmpp_client", "telegram", "http":
 		return true
 	case "models", "api":
 		// parameters / headers are free-form maps.
 		return len(k) >= 3 && (k[2] == "parameters" || k[2] == "headers")
 	case "research":
-		return len(k) >= 2 && (k[1] == "source_shortlist" || k[1] == "chromadb" || k[1] == "query_expansion_enabled" || k[1] == "query_expansion_mode" || k[1] == "max_sub_queries" || k[1] == "evidence_extraction_enabled" || k[1] == "evidence_extraction_max_chunks" || k[1] == "summarization_workers")
+		return len(k) >= 2 && (k[1] == "chromadb" || k[1] == "summarization_workers")
 	case "tool":
 		return len(k) >= 3 && k[2] == "parameters"
+	case "push_data":
+		// headers and fields are free-form maps.
+		return len(k) >= 3 && (k[2] == "headers" || k[2] == "fields")
 	case "general":
 		// Keys the original reads that we accept without using.
 		if len(k) == 2 {
 			switch k[1] {
 			case "truncate_messages_in_logs", "log_level", "log_file", "query_summary_max_chars", "answer_summary_max_chars",
-				"continue_query_threshold", "terminal_context_lines", "interface_model", "interface_model_plain_query_enabled",
+				"continue_query_threshold", "interface_model", "interface_model_plain_query_enabled",
 				"interface_model_plain_query_prompt_enrichment_enabled", "default_image_model", "archive_dir", "live_screen_mode":
 				return true
 			}
@@ -457,7 +559,7 @@ func (c *Config) normalize() {
 		}
 		c.API[name] = a
 	}
-	if c.General.MaxTurns <= 0 {
+	if c.General.MaxTurns == 0 {
 		c.General.MaxTurns = 20
 	}
 }

@@ -48,7 +48,7 @@ func TestLoadMergesSplitFilesOverConfigToml(t *testing.T) {
 	if len(cfg.Files) != 4 || filepath.Base(cfg.Files[0]) != "config.toml" || filepath.Base(cfg.Files[3]) != "xmpp.toml" {
 		t.Errorf("files = %v", cfg.Files)
 	}
-	if cfg.XMPP["jid"] != "bot@example.org" {
+	if cfg.XMPP.JID != "bot@example.org" {
 		t.Errorf("xmpp = %v", cfg.XMPP)
 	}
 	if o := cfg.Origin("models.a.id"); filepath.Base(o) != "models.toml" {
@@ -181,6 +181,8 @@ func TestLoadDiagnostics(t *testing.T) {
 		{"literal key world-readable", "[api.x]\nbase_url = \"http://h\"\napi_key = \"sk-canary\"\n", 0o644, []string{"api.x.api_key: literal secret in a file readable by others (mode 0644)"}},
 		{"literal key private", "[api.x]\nbase_url = \"http://h\"\napi_key = \"sk-canary\"\n", 0o600, nil},
 		{"xmpp password group-readable", "[xmpp]\npassword = \"pw\"\n", 0o640, []string{"xmpp.password: literal secret"}},
+		{"xmpp typo", "[xmpp]\nallowed_jid = [\"a@b\"]\n", 0o600, []string{`xmpp.allowed_jid: unknown key (ignored; did you mean "xmpp.allowed_jids"?)`}},
+		{"original's xmpp keys accepted", "[xmpp]\nenabled = false\ntranscript_max_per_session = 200\ninterface_planner_include_command_reference = true\n", 0o600, nil},
 		{"env name is not a secret", "[api.x]\nbase_url = \"http://h\"\napi_key_env = \"X\"\n", 0o644, nil},
 	}
 	for _, tt := range tests {
@@ -290,5 +292,101 @@ func TestBOMTolerated(t *testing.T) {
 	cfg, err := Load(getenv)
 	if err != nil || cfg.General.MaxTurns != 4 {
 		t.Fatalf("cfg=%v err=%v", cfg, err)
+	}
+}
+
+func TestLoadNegativeRetryLimits(t *testing.T) {
+	dir, getenv := home(t, map[string]string{"config.toml": "[limits]\nretry_budget = -5\n"})
+	_, err := Load(getenv)
+	var ve *ValueError
+	if !errors.As(err, &ve) || ve.File != filepath.Join(dir, "config.toml") || ve.Key != "limits.retry_budget" {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+func TestDefaultRetriesAreBounded(t *testing.T) {
+	l := Defaults().Limits
+	if l.MaxRetries > 3 || l.RetryBudget <= 0 || l.RetryBudget > 30 {
+		t.Errorf("default retries %d, budget %ds; want at most 3 and 30 s", l.MaxRetries, l.RetryBudget)
+	}
+}
+
+func TestLoadMarkdownStyle(t *testing.T) {
+	_, getenv := home(t, map[string]string{"config.toml": "[general]\nmarkdown_style = \"neon\"\n"})
+	var ve *ValueError
+	if _, err := Load(getenv); !errors.As(err, &ve) || ve.Key != "general.markdown_style" {
+		t.Fatalf("err = %v", err)
+	}
+	_, getenv = home(t, map[string]string{"config.toml": "[general]\nmarkdown_style = \"light\"\n"})
+	if cfg, err := Load(getenv); err != nil || cfg.General.MarkdownStyle != "light" {
+		t.Fatalf("light: %v", err)
+	}
+	if Defaults().General.MarkdownStyle != "auto" {
+		t.Error("the default style must follow the terminal")
+	}
+}
+
+// Every problem is reported in one run, sorted by file and line, instead
+// of one per run in map order.
+func TestLoadReportsAllErrorsSorted(t *testing.T) {
+	dir, getenv := home(t, map[string]string{
+		"config.toml":   "[general]\nmax_turns = -1\nrequest_timeout = 30\n\n[research]\nchunk_size = -5\nchunk_overlap = 10\n\n[models.m]\napi = \"a\"\ncontext_size = -100\nprice_in = -0.5\n",
+		"api.toml":      "[api.a]\nbase_url = \"http://h\"\ntype = \"gemini\"\n",
+		"research.toml": "[research]\nmax_chunks_per_retrieval = -3\n",
+	})
+	_, err := Load(getenv)
+	var errs Errors
+	if !errors.As(err, &errs) {
+		t.Fatalf("err = %T %v, want Errors", err, err)
+	}
+	cfgFile, apiFile, resFile := filepath.Join(dir, "config.toml"), filepath.Join(dir, "api.toml"), filepath.Join(dir, "research.toml")
+	want := []string{
+		apiFile + ":3: api.a.type:",
+		cfgFile + ":2: general.max_turns: must not be negative, got -1",
+		cfgFile + ":6: research.chunk_size: must not be negative, got -5",
+		cfgFile + ":11: models.m.context_size: must not be negative, got -100",
+		cfgFile + ":12: models.m.price_in: must not be negative, got -0.5",
+		resFile + ":2: research.max_chunks_per_retrieval: must not be negative, got -3",
+	}
+	got := errs.Messages()
+	if len(got) != len(want) {
+		t.Fatalf("got %d errors:\n%s", len(got), strings.Join(got, "\n"))
+	}
+	for i := range want {
+		if !strings.HasPrefix(got[i], want[i]) {
+			t.Errorf("error %d = %q, want prefix %q", i, got[i], want[i])
+		}
+	}
+}
+
+func TestLoadReportsParseErrorsOfEveryFile(t *testing.T) {
+	_, getenv := home(t, map[string]string{
+		"config.toml": "[general]\ndefault_model = = \"x\"\n",
+		"memory.toml": "[memory\n",
+	})
+	_, err := Load(getenv)
+	var errs Errors
+	if !errors.As(err, &errs) || len(errs) != 2 {
+		t.Fatalf("err = %v", err)
+	}
+	var pe *ParseError
+	if !errors.As(err, &pe) {
+		t.Fatal("the parse errors are not reachable with errors.As")
+	}
+}
+
+func TestLoadXMPPValues(t *testing.T) {
+	_, getenv := home(t, map[string]string{"xmpp.toml": "[xmpp]\nenabled = true\njid = \"bot@example.org\"\nallowed_jids = [\"me@example.org\"]\nca_file = \"/etc/ca.pem\"\n"})
+	cfg, err := Load(getenv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := cfg.XMPP
+	if !x.Enabled || x.Port != 5222 || x.Resource != "asky" || x.ResponseChunkChars != 3000 || x.PasswordEnv != "ASKY_XMPP_PASSWORD" || x.CAFile != "/etc/ca.pem" || len(x.AllowedJIDs) != 1 {
+		t.Fatalf("%+v", x)
+	}
+	_, getenv = home(t, map[string]string{"xmpp.toml": "[xmpp]\nresponse_chunk_chars = -1\n"})
+	if _, err := Load(getenv); err == nil || !strings.Contains(err.Error(), "xmpp.response_chunk_chars") {
+		t.Fatalf("err = %v", err)
 	}
 }

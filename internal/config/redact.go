@@ -54,7 +54,6 @@ func (c *Config) Redacted() *Config {
 		r.API[name] = a
 	}
 	r.Prompts = redactTree(c.Prompts)
-	r.XMPP = redactTree(c.XMPP)
 	r.Daemon = redactTree(c.Daemon)
 	r.Models = maps.Clone(c.Models)
 	for alias, m := range r.Models {

@@ -4,46 +4,44 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/askygo/asky/internal/config"
 )
 
 func TestParseConfigDefaults(t *testing.T) {
-	c, err := ParseConfig(nil, nil)
+	c, err := ParseConfig(nil, config.XMPP{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.HTTP.Listen != DefaultListen || c.HTTP.TokenEnv != DefaultTokenEnv || !c.HTTP.Loopback() || len(c.Unsupported) != 0 {
+	if !c.HTTP.Enabled || c.HTTP.Listen != DefaultListen || c.HTTP.TokenEnv != DefaultTokenEnv || !c.HTTP.Loopback() {
 		t.Fatalf("%+v", c)
+	}
+	if c.Telegram.Enabled || c.Telegram.APIURL != DefaultTelegramAPI || !slices.Equal(c.Transports(), []string{"http"}) {
+		t.Fatalf("%+v %v", c.Telegram, c.Transports())
 	}
 }
 
-func TestParseConfigHTTPAndUnsupported(t *testing.T) {
+func TestParseConfigTransports(t *testing.T) {
 	c, err := ParseConfig(map[string]any{
-		"http":     map[string]any{"listen": "0.0.0.0:9000", "token_cmd": "pass show x", "allowed_hosts": []any{"Asky.LAN"}},
-		"telegram": map[string]any{"token_env": "TG"},
-	}, map[string]any{"jid": "bot@example.org"})
+		"http": map[string]any{"enabled": false, "listen": "0.0.0.0:9000", "token_cmd": "pass show x", "allowed_hosts": []any{"Asky.LAN"}},
+		"telegram": map[string]any{"enabled": true, "token_env": "TG", "api_url": "http://127.0.0.1:1/",
+			"allowed_users": []any{int64(42)}, "allowed_chats": []any{int64(-100)}},
+	}, config.XMPP{Enabled: true, JID: "bot@example.org"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.HTTP.Listen != "0.0.0.0:9000" || c.HTTP.TokenCmd != "pass show x" || c.HTTP.Loopback() {
+	if c.HTTP.Enabled || c.HTTP.Listen != "0.0.0.0:9000" || c.HTTP.TokenCmd != "pass show x" || c.HTTP.Loopback() {
 		t.Fatalf("%+v", c.HTTP)
 	}
 	if !slices.Equal(c.HTTP.AllowedHosts, []string{"asky.lan"}) {
 		t.Fatalf("hosts %v", c.HTTP.AllowedHosts)
 	}
-	if !slices.Equal(c.Unsupported, []string{"telegram", "xmpp"}) {
-		t.Fatalf("unsupported %v", c.Unsupported)
+	tg := c.Telegram
+	if !tg.Enabled || tg.TokenEnv != "TG" || tg.APIURL != "http://127.0.0.1:1" || !slices.Equal(tg.AllowedUsers, []int64{42}) || !slices.Equal(tg.AllowedChats, []int64{-100}) {
+		t.Fatalf("%+v", tg)
 	}
-}
-
-func TestParseConfigDisabledTransportsAreQuiet(t *testing.T) {
-	c, err := ParseConfig(map[string]any{"telegram": map[string]any{"enabled": false}},
-		map[string]any{"enabled": false, "jid": "", "password_env": "ASKY_XMPP_PASSWORD"})
-	if err != nil || len(c.Unsupported) != 0 {
-		t.Fatalf("%v %v", c.Unsupported, err)
-	}
-	c, _ = ParseConfig(nil, map[string]any{"enabled": true, "jid": "bot@example.org"})
-	if !slices.Equal(c.Unsupported, []string{"xmpp"}) {
-		t.Fatalf("%v", c.Unsupported)
+	if !slices.Equal(c.Transports(), []string{"xmpp", "telegram"}) {
+		t.Fatalf("%v", c.Transports())
 	}
 }
 
@@ -57,9 +55,15 @@ func TestParseConfigErrors(t *testing.T) {
 		"bad listen":    {map[string]any{"http": map[string]any{"listen": "8765"}}, "not host:port"},
 		"bad hosts":     {map[string]any{"http": map[string]any{"allowed_hosts": "x"}}, "list of host names"},
 		"unknown table": {map[string]any{"htp": map[string]any{}}, "daemon.htp"},
+		"daemon.xmpp":   {map[string]any{"xmpp": map[string]any{}}, "top-level [xmpp]"},
+		"tg literal":    {map[string]any{"telegram": map[string]any{"token": "123:abc"}}, "token_env"},
+		"tg bad ids":    {map[string]any{"telegram": map[string]any{"allowed_users": []any{"bob"}}}, "numeric ids"},
+		"tg bad url":    {map[string]any{"telegram": map[string]any{"api_url": "ftp://x"}}, "not an http(s) URL"},
+		"tg no token":   {map[string]any{"telegram": map[string]any{"enabled": true, "token_env": ""}}, "neither token_env"},
+		"http enabled":  {map[string]any{"http": map[string]any{"enabled": "yes"}}, "true or false"},
 	} {
 		t.Run(name, func(t *testing.T) {
-			_, err := ParseConfig(tc.d, nil)
+			_, err := ParseConfig(tc.d, config.XMPP{})
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("err = %v, want %q", err, tc.want)
 			}
@@ -75,5 +79,28 @@ func TestLoopback(t *testing.T) {
 		if got := (HTTPConfig{Listen: listen}).Loopback(); got != want {
 			t.Errorf("%s: %v", listen, got)
 		}
+	}
+}
+
+func TestParseConfigTokenOptOutAndRateLimit(t *testing.T) {
+	c, err := ParseConfig(map[string]any{"http": map[string]any{"allow_no_token": true, "rate": 50.0, "burst": int64(100)}}, config.XMPP{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !c.HTTP.AllowNoToken || c.HTTP.Rate != 50 || c.HTTP.Burst != 100 {
+		t.Fatalf("%+v", c.HTTP)
+	}
+	for _, bad := range []map[string]any{
+		{"rate": int64(-1)}, {"rate": 0.0}, {"burst": int64(-5)}, {"burst": 2.5}, {"rate": "fast"}, {"allow_no_token": "yes"},
+	} {
+		if _, err := ParseConfig(map[string]any{"http": bad}, config.XMPP{}); err == nil {
+			t.Errorf("%v accepted", bad)
+		}
+	}
+}
+
+func TestParseConfigXMPPNeedsJID(t *testing.T) {
+	if _, err := ParseConfig(nil, config.XMPP{Enabled: true}); err == nil || !strings.Contains(err.Error(), "xmpp.jid") {
+		t.Fatalf("err = %v", err)
 	}
 }

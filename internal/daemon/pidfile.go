@@ -16,6 +16,8 @@ type Info struct {
 	URL     string    `json:"url,omitempty"`
 	Started time.Time `json:"started"`
 	Log     string    `json:"log,omitempty"`
+	// Transports are the transports it serves.
+	Transports []string `json:"transports,omitempty"`
 }
 
 // RunningError says another daemon holds the lock.

@@ -72,6 +72,7 @@ type Client struct {
 	names    []string
 	maxBody  int64
 	maxRedir int
+	lookup   resolver
 }
 
 // ErrTooManyRedirects is returned after MaxRedirects hops.
@@ -99,7 +100,7 @@ func NewClient(o Options) (*Client, error) {
 		o.UserAgent = config.Defaults().General.UserAgent
 	}
 	c := &Client{opts: o, guard: NewGuard(o.AllowPrivateNetworks, prefixes...), names: names,
-		maxBody: o.MaxBodyBytes, maxRedir: o.MaxRedirects}
+		maxBody: o.MaxBodyBytes, maxRedir: o.MaxRedirects, lookup: defaultResolver}
 	guarded := &net.Dialer{Timeout: o.ConnectTimeout, Control: c.guard.Control}
 	plain := &net.Dialer{Timeout: o.ConnectTimeout}
 	tr := &http.Transport{
@@ -136,28 +137,17 @@ func (c *Client) checkRedirect(req *http.Request, via []*http.Request) error {
 	if len(via) >= c.maxRedir {
 		return fmt.Errorf("%w (stopped after %d)", ErrTooManyRedirects, c.maxRedir)
 	}
-	return c.checkURL(req.URL)
+	return c.checkURL(req.Context(), req.URL)
 }
 
-// checkURL applies the URL-level rules: http(s) only, no userinfo, a host.
-// With a proxy configured it also refuses literal internal IPs and
-// localhost names, since the dial-time check cannot see the target.
-func (c *Client) checkURL(u *url.URL) error {
+// checkURL applies the URL-level rules: http(s) only, no userinfo, a host,
+// and no internal address in any spelling. With a proxy the dial-time
+// check sees only the proxy, so the target's name is resolved here too.
+func (c *Client) checkURL(ctx context.Context, u *url.URL) error {
 	if err := CheckTarget(u); err != nil {
 		return err
 	}
-	if c.opts.Proxy != "" && !hostAllowed(u.Hostname(), c.names) {
-		h := strings.ToLower(u.Hostname())
-		if h == "localhost" || strings.HasSuffix(h, ".localhost") {
-			return fmt.Errorf("blocked: %s is a loopback name", h)
-		}
-		if ip, err := parseIP(h); err == nil {
-			if err := c.guard.Check(ip); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
+	return c.checkHost(ctx, u.Hostname(), c.opts.Proxy != "")
 }
 
 // Response is a fetched body, decoded to UTF-8.
@@ -209,7 +199,7 @@ func (c *Client) Get(ctx context.Context, rawURL string) (*Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := c.checkURL(u); err != nil {
+	if err := c.checkURL(ctx, u); err != nil {
 		return nil, err
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)

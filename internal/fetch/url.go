@@ -85,7 +85,10 @@ func looksLocal(s string) bool {
 func isLetter(b byte) bool { return (b|0x20) >= 'a' && (b|0x20) <= 'z' }
 
 func parseIP(host string) (netip.Addr, error) {
-	return netip.ParseAddr(strings.Trim(host, "[]"))
+	if ip, ok := ParseHostAddr(host); ok {
+		return ip, nil
+	}
+	return netip.Addr{}, fmt.Errorf("%q is not an IP address", host)
 }
 
 // trackingParams are dropped from normalized URLs (asky-behavior §5.5, plus

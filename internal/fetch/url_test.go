@@ -94,7 +94,8 @@ func TestParseTargetRefusesLocal(t *testing.T) {
 func FuzzURLNormalize(f *testing.F) {
 	for _, s := range []string{"HTTP://Ex.com:80/a/../b?#f", "http://[::ffff:127.0.0.1]", "http://2130706433", "//host",
 		"javascript:", "http://ex.com/a b?c=%zz", "https://x.com/?utm_source=1&a=%41", "https://ü.example/ä?ö=1",
-		"http://x.com:0080/", "https://x.com/%2e%2e/a", "example.com/a?b", "http://x.com/a?b=1&&c"} {
+		"http://x.com:0080/", "https://x.com/%2e%2e/a", "example.com/a?b", "http://x.com/a?b=1&&c",
+		"http://127.1/", "http://0x7f000001/", "http://0177.0.0.1/", "http://127.000.000.001/", "http://0/", "http://127.1./"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, raw string) {

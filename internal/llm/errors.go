@@ -59,8 +59,11 @@ func (k Kind) String() string {
 
 // Error is a classified provider error. Its message never contains keys.
 type Error struct {
-	Kind       Kind
-	Provider   string // e.g. "openai at https://api.openai.com/v1"
+	Kind     Kind
+	Provider string // e.g. "openai at https://api.openai.com/v1"
+	// API is the configured api name alone ("openai", "local"), for short
+	// notices such as retries.
+	API        string
 	Status     int
 	Message    string
 	RetryAfter time.Duration

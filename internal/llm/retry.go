@@ -1,6 +1,7 @@
 package llm
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -15,7 +16,12 @@ type RetryPolicy struct {
 	// Initial is the first backoff; each retry doubles it up to Max. Max
 	// also caps a server's Retry-After.
 	Initial, Max time.Duration
-	// OnRetry is told about each retry before the wait (shown with -v).
+	// Budget bounds the total time spent waiting between attempts; a wait
+	// that would overrun it ends the retries. Zero means no bound beyond
+	// MaxRetries.
+	Budget time.Duration
+	// OnRetry is told about each retry before the wait (one line on
+	// stderr, see RetryNotice).
 	OnRetry func(attempt int, wait time.Duration, err error)
 	// Sleep waits d or until ctx ends; nil uses a timer. Tests inject a
 	// fake to run without waiting.
@@ -81,6 +87,7 @@ func (r *retrying) Chat(ctx context.Context, req Request, onDelta func(Delta)) (
 func (p RetryPolicy) Do(ctx context.Context, call func() error) error {
 	p = p.withDefaults()
 	unreachable := 0
+	var waited time.Duration
 	for attempt := 1; ; attempt++ {
 		err := call()
 		if err == nil {
@@ -97,6 +104,10 @@ func (p RetryPolicy) Do(ctx context.Context, call func() error) error {
 			}
 			wait = min(wait, unreachableWait)
 		}
+		if p.Budget > 0 && waited+wait > p.Budget {
+			return err
+		}
+		waited += wait
 		if p.OnRetry != nil {
 			p.OnRetry(attempt, wait, err)
 		}
@@ -131,4 +142,36 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 	case <-ctx.Done():
 		return ctx.Err()
 	}
+}
+
+// RetryNotice is the one line the user sees for a retry, e.g. "server
+// error 500 from openai, retrying in 2s (1/3)": what failed, where, how
+// long the wait is and how many tries are left.
+func RetryNotice(err error, attempt, maxRetries int, wait time.Duration) string {
+	what := "error"
+	var le *Error
+	if errors.As(err, &le) {
+		what = le.Kind.String()
+		if le.Status != 0 {
+			what += fmt.Sprintf(" %d", le.Status)
+		}
+		switch {
+		case le.Kind == KindUnreachable:
+			// Only one quick retry for a server that is not answering.
+			maxRetries = min(maxRetries, unreachableRetries)
+			what = "cannot reach " + cmp.Or(le.API, "the server")
+		case le.API != "":
+			what += " from " + le.API
+		}
+	}
+	return fmt.Sprintf("%s, retrying in %s (%d/%d)", what, roundWait(wait), attempt, maxRetries)
+}
+
+// roundWait shows whole seconds, or tenths below ten seconds when the wait
+// is not whole ("0.5s", "1.3s", "12s").
+func roundWait(d time.Duration) time.Duration {
+	if d >= 10*time.Second {
+		return d.Round(time.Second)
+	}
+	return d.Round(100 * time.Millisecond)
 }

@@ -100,3 +100,45 @@ func TestJitterRange(t *testing.T) {
 		}
 	}
 }
+
+func TestRetryBudget(t *testing.T) {
+	// Waits of 2, 4, 8 s fit a 10 s budget only up to 6 s: the third
+	// retry would overrun it, so the call gives up after two.
+	server := &Error{Kind: KindServer}
+	inner := &scripted{errs: []error{server, server, server, server}}
+	var waits []time.Duration
+	c := WithRetry(inner, RetryPolicy{MaxRetries: 10, Initial: 2 * time.Second, Max: time.Minute, Budget: 10 * time.Second,
+		Jitter: func() float64 { return 0.999999 },
+		Sleep:  func(_ context.Context, d time.Duration) error { waits = append(waits, d); return nil }})
+	if _, err := c.Chat(context.Background(), Request{}, nil); KindOf(err) != KindServer {
+		t.Fatalf("err = %v", err)
+	}
+	if inner.calls != 3 || len(waits) != 2 {
+		t.Errorf("%d calls, waits %v; want 3 calls and 2 waits", inner.calls, waits)
+	}
+	// A Retry-After longer than the whole budget is not waited for.
+	inner = &scripted{errs: []error{&Error{Kind: KindRateLimit, RetryAfter: time.Minute}}}
+	c = WithRetry(inner, RetryPolicy{MaxRetries: 3, Max: time.Hour, Budget: 30 * time.Second,
+		Sleep: func(context.Context, time.Duration) error { t.Error("waited past the budget"); return nil }})
+	if _, err := c.Chat(context.Background(), Request{}, nil); KindOf(err) != KindRateLimit || inner.calls != 1 {
+		t.Errorf("err = %v after %d calls", err, inner.calls)
+	}
+}
+
+func TestRetryNotice(t *testing.T) {
+	for _, tc := range []struct {
+		err  error
+		n    int
+		wait time.Duration
+		want string
+	}{
+		{&Error{Kind: KindServer, Status: 500, API: "local"}, 1, 2 * time.Second, "server error 500 from local, retrying in 2s (1/3)"},
+		{&Error{Kind: KindRateLimit, Status: 429, API: "openai"}, 2, 1500 * time.Millisecond, "rate limited 429 from openai, retrying in 1.5s (2/3)"},
+		{&Error{Kind: KindUnreachable, API: "ollama"}, 1, 500 * time.Millisecond, "cannot reach ollama, retrying in 500ms (1/1)"},
+		{&Error{Kind: KindServer, Status: 503, API: "x"}, 3, 12345 * time.Millisecond, "server error 503 from x, retrying in 12s (3/3)"},
+	} {
+		if got := RetryNotice(tc.err, tc.n, 3, tc.wait); got != tc.want {
+			t.Errorf("RetryNotice = %q, want %q", got, tc.want)
+		}
+	}
+}

@@ -87,6 +87,28 @@ type SaveResult struct {
 	Updated bool
 	// Similarity to the memory that was updated.
 	Similarity float64
+	// Unconfirmed is set when the memory was saved from a turn that had
+	// read untrusted content: it waits for `asky memory confirm`.
+	Unconfirmed bool
+}
+
+type untrustedKey struct{}
+
+// WithUntrusted marks saves made with ctx as coming from a turn that read
+// untrusted content (provenance names it, e.g. "get_url_content
+// https://…"): such a memory is stored unconfirmed, scoped to its session,
+// and never merged into an existing memory. A page that says "remember
+// that …" must not plant a fact that later turns trust.
+func WithUntrusted(ctx context.Context, provenance string) context.Context {
+	if provenance == "" {
+		return ctx
+	}
+	return context.WithValue(ctx, untrustedKey{}, provenance)
+}
+
+func untrustedSource(ctx context.Context) string {
+	s, _ := ctx.Value(untrustedKey{}).(string)
+	return s
 }
 
 // Save stores text as a memory of sessionID (0 = global). When a memory
@@ -101,12 +123,21 @@ func (s *Service) Save(ctx context.Context, text string, tags []string, sessionI
 		return SaveResult{}, ErrTooLong
 	}
 	tags = CleanTags(tags)
-	scope := store.MemoryScope{SessionID: sessionID}
-	best, err := s.rank(ctx, text, scope, 1, s.cfg.DedupThreshold, true)
+	vec, model, err := s.embedOne(ctx, text)
 	if err != nil {
 		return SaveResult{}, err
 	}
-	vec, model, err := s.embedOne(ctx, text)
+	if prov := untrustedSource(ctx); prov != "" {
+		m := &store.Memory{SessionID: sessionID, Text: text, Tags: tags, Embedding: vec, EmbeddingModel: model,
+			Provenance: prov, Unconfirmed: true}
+		id, err := s.store.SaveMemory(ctx, m)
+		if err != nil {
+			return SaveResult{}, err
+		}
+		return SaveResult{ID: id, Unconfirmed: true}, nil
+	}
+	scope := store.MemoryScope{SessionID: sessionID, Confirmed: true}
+	best, err := s.rank(ctx, text, scope, 1, s.cfg.DedupThreshold, true)
 	if err != nil {
 		return SaveResult{}, err
 	}
@@ -131,7 +162,7 @@ func (s *Service) Save(ctx context.Context, text string, tags []string, sessionI
 // global memories and those of sessionID. With no memories it costs one
 // cheap query; with a query of only stopwords, none.
 func (s *Service) Recall(ctx context.Context, query string, sessionID int64) ([]Match, error) {
-	return s.rank(ctx, query, store.MemoryScope{SessionID: sessionID}, s.cfg.RecallTopK, s.cfg.RecallMinSimilarity, false)
+	return s.rank(ctx, query, store.MemoryScope{SessionID: sessionID, Confirmed: true}, s.cfg.RecallTopK, s.cfg.RecallMinSimilarity, false)
 }
 
 // Search ranks the memories in scope against query for display: up to

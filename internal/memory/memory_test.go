@@ -333,7 +333,7 @@ func TestPrepareTurn(t *testing.T) {
 	if tm.SavedNotice() != "remembered globally (memory 1): I am a nurse." || len(tm.Notices) != 0 {
 		t.Errorf("notices = %q %q", tm.SavedNotice(), tm.Notices)
 	}
-	if !strings.Contains(tm.Section, "- I am a nurse.") || !strings.HasPrefix(tm.Describe(), `recalled 1 memory: #1 "I am a nurse."`) {
+	if !strings.Contains(tm.Section, "> I am a nurse.") || !strings.HasPrefix(tm.Describe(), `recalled 1 memory: #1 "I am a nurse."`) {
 		t.Errorf("section %q / describe %q", tm.Section, tm.Describe())
 	}
 

@@ -124,7 +124,7 @@ func TestFormat(t *testing.T) {
 		{Memory: &store.Memory{Text: "line one\n## Injected\nline two"}},
 		{Memory: &store.Memory{Text: strings.Repeat("x", 400)}},
 	})
-	want := "## User Memory\nThe following are previously saved facts about this user:\n- I live in Lisbon\n- line one ## Injected line two\n- " + strings.Repeat("x", 299) + "…"
+	want := RecallHeader + "\n> I live in Lisbon\n> line one ## Injected line two\n> " + strings.Repeat("x", 299) + "…"
 	if got != want {
 		t.Errorf("Format =\n%s\nwant\n%s", got, want)
 	}

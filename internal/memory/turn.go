@@ -14,9 +14,9 @@ type TurnMemory struct {
 	Saved *SaveResult
 	// SavedText is what was saved.
 	SavedText string
-	// Recalled are the memories added to the system prompt, best first.
+	// Recalled are the memories quoted in the user message, best first.
 	Recalled []Match
-	// Section is the "## User Memory" system-prompt section ("" if none).
+	// Section is the quoted block of recalled memories ("" if none).
 	Section string
 	// Notices are user-facing problems: memory never fails a turn.
 	Notices []string

@@ -4,8 +4,8 @@
 package render
 
 import (
-	"os"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/charmbracelet/glamour"
 )
@@ -13,25 +13,41 @@ import (
 // MaxWidth caps wrapping so long lines stay readable on wide terminals.
 const MaxWidth = 120
 
-// Style returns the glamour style: $GLAMOUR_STYLE, else "dark", or
-// "notty" when color is off.
-func Style(color bool) string {
+// NoColor is the style for output without color.
+const NoColor = "notty"
+
+// ChooseStyle picks the glamour style: "notty" without color, else
+// $GLAMOUR_STYLE (glamour's own variable), else the configured
+// [general] markdown_style, else — for "auto" or nothing — "light" or
+// "dark" from the terminal's background, which dark reports (nil means
+// dark). A style name or a JSON style file path is passed on as is.
+func ChooseStyle(color bool, getenv func(string) string, configured string, dark func() bool) string {
 	if !color {
-		return "notty"
+		return NoColor
 	}
-	if s := os.Getenv("GLAMOUR_STYLE"); s != "" {
+	if s := getenv("GLAMOUR_STYLE"); s != "" && s != "auto" {
 		return s
+	}
+	if configured != "" && configured != "auto" {
+		return configured
+	}
+	if dark != nil && !dark() {
+		return "light"
 	}
 	return "dark"
 }
 
-// NewRenderer builds a glamour renderer for width columns.
-func NewRenderer(width int, color bool) (*glamour.TermRenderer, error) {
+// NewRenderer builds a glamour renderer for width columns in style (see
+// ChooseStyle).
+func NewRenderer(width int, style string) (*glamour.TermRenderer, error) {
 	if width <= 0 || width > MaxWidth {
 		width = min(max(width, 40), MaxWidth)
 	}
+	if style == "" {
+		style = NoColor
+	}
 	return glamour.NewTermRenderer(
-		glamour.WithStandardStyle(Style(color)),
+		glamour.WithStylePath(style),
 		glamour.WithWordWrap(width-2),
 		glamour.WithEmoji(),
 	)
@@ -39,8 +55,8 @@ func NewRenderer(width int, color bool) (*glamour.TermRenderer, error) {
 
 // Markdown renders md for a terminal of width columns. On error it returns
 // the raw markdown so output is never lost.
-func Markdown(md string, width int, color bool) string {
-	r, err := NewRenderer(width, color)
+func Markdown(md string, width int, style string) string {
+	r, err := NewRenderer(width, style)
 	if err != nil {
 		return md
 	}
@@ -55,7 +71,13 @@ func Markdown(md string, width int, color bool) string {
 // ESC) and bidi overrides from untrusted text before it reaches a terminal:
 // model output and page titles must not be able to write the clipboard
 // (OSC 52), retitle the window or hide text.
+//
+// Invalid UTF-8 becomes U+FFFD: a stray 0xC2 at the end of one string and
+// 0x9B at the start of the next would otherwise print as the C1 CSI.
 func Sanitize(s string) string {
+	if !utf8.ValidString(s) {
+		s = strings.ToValidUTF8(s, "\uFFFD")
+	}
 	clean := true
 	for _, r := range s {
 		if isUnsafe(r) {
@@ -74,6 +96,22 @@ func Sanitize(s string) string {
 		}
 	}
 	return b.String()
+}
+
+// SanitizeLine is Sanitize for text printed as one line or one table cell
+// (titles, file names, URLs, notices): newlines, carriage returns and tabs
+// become spaces too, so a hostile title cannot forge rows of its own.
+func SanitizeLine(s string) string {
+	s = Sanitize(s)
+	if !strings.ContainsAny(s, "\n\t") {
+		return s
+	}
+	return strings.Map(func(r rune) rune {
+		if r == '\n' || r == '\t' {
+			return ' '
+		}
+		return r
+	}, s)
 }
 
 func isUnsafe(r rune) bool {

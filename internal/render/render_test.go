@@ -41,7 +41,7 @@ func TestLastBoundary(t *testing.T) {
 
 func TestStreamCommitsBlocksAndFinishes(t *testing.T) {
 	var out bytes.Buffer
-	s := NewStream(&out, 80, 24, false)
+	s := NewStream(&out, 80, 24, NoColor)
 	for _, piece := range []string{"# Hel", "lo\n\nFirst ", "paragraph.\n", "\nSecond ", "paragraph."} {
 		s.Write(piece)
 	}
@@ -62,7 +62,7 @@ func TestStreamCommitsBlocksAndFinishes(t *testing.T) {
 
 func TestStreamDiscardForgetsTail(t *testing.T) {
 	var out bytes.Buffer
-	s := NewStream(&out, 80, 24, false)
+	s := NewStream(&out, 80, 24, NoColor)
 	s.Write("Let me look that up")
 	s.Discard()
 	s.Write("# Answer\n\nDone.")
@@ -86,8 +86,49 @@ func stripCSI(s string) string {
 }
 
 func TestMarkdownFallsBackToRaw(t *testing.T) {
-	got := Markdown("# Title\n\ntext", 80, false)
+	got := Markdown("# Title\n\ntext", 80, NoColor)
 	if !strings.Contains(got, "Title") || !strings.Contains(got, "text") {
 		t.Fatalf("got %q", got)
+	}
+}
+
+func TestChooseStyle(t *testing.T) {
+	env := func(v string) func(string) string {
+		return func(k string) string {
+			if k == "GLAMOUR_STYLE" {
+				return v
+			}
+			return ""
+		}
+	}
+	light := func() bool { return false }
+	dark := func() bool { return true }
+	for _, tc := range []struct {
+		name       string
+		color      bool
+		glamour    string
+		configured string
+		dark       func() bool
+		want       string
+	}{
+		{"no color", false, "dracula", "light", light, "notty"},
+		{"light terminal", true, "", "", light, "light"},
+		{"light terminal, auto", true, "", "auto", light, "light"},
+		{"dark terminal", true, "", "", dark, "dark"},
+		{"unknown background", true, "", "", nil, "dark"},
+		{"config wins over detection", true, "", "dracula", light, "dracula"},
+		{"GLAMOUR_STYLE wins over config", true, "pink", "dracula", light, "pink"},
+		{"GLAMOUR_STYLE=auto detects", true, "auto", "", light, "light"},
+	} {
+		if got := ChooseStyle(tc.color, env(tc.glamour), tc.configured, tc.dark); got != tc.want {
+			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}
+
+func TestLightStyleRendersDifferently(t *testing.T) {
+	md := "# Title\n\nsome `code` and **bold**"
+	if Markdown(md, 80, "light") == Markdown(md, 80, "dark") {
+		t.Error("light and dark styles render the same")
 	}
 }

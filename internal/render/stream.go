@@ -29,8 +29,11 @@ type Stream struct {
 }
 
 // NewStream returns a streaming renderer writing to out (a terminal).
-func NewStream(out io.Writer, width, height int, color bool) *Stream {
-	r, _ := NewRenderer(width, color)
+func NewStream(out io.Writer, width, height int, style string) *Stream {
+	r, err := NewRenderer(width, style)
+	if err != nil {
+		r, _ = NewRenderer(width, NoColor)
+	}
 	if height <= 0 {
 		height = 24
 	}

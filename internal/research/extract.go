@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
-	"unicode/utf8"
 )
 
 // Document is extracted text with its sections.
@@ -108,10 +107,11 @@ func Extract(name string, data []byte) (*Document, error) {
 		}
 		doc, err = extractEPUB(data)
 	default:
-		if err := checkText(data); err != nil {
+		text, err := decodeText(data)
+		if err != nil {
 			return nil, err
 		}
-		text := strings.TrimPrefix(string(data), "\uFEFF")
+		text = strings.TrimPrefix(text, "\uFEFF")
 		text = strings.ReplaceAll(text, "\r\n", "\n")
 		switch format {
 		case "md":
@@ -139,7 +139,7 @@ func Extract(name string, data []byte) (*Document, error) {
 	return doc, nil
 }
 
-// checkText refuses binary content and text that is not UTF-8.
+// checkText refuses binary content (NUL bytes, known binary formats).
 func checkText(data []byte) error {
 	head := data
 	if len(head) > 8192 {
@@ -152,9 +152,6 @@ func checkText(data []byte) error {
 		if bytes.HasPrefix(data, m) {
 			return skipf("binary content with a text extension")
 		}
-	}
-	if !utf8.Valid(data) {
-		return skipf("not valid UTF-8 text (convert it first, e.g. iconv -f latin1 -t utf-8)")
 	}
 	return nil
 }

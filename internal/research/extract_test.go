@@ -43,7 +43,8 @@ func TestExtractBadInput(t *testing.T) {
 		{"no text pdf", "a.pdf", makePDF(t, [][]string{{}}), "no extractable text"},
 		{"binary txt", "a.txt", []byte("abc\x00\x01\x02"), "binary"},
 		{"pdf named txt", "a.txt", pdf, "binary"},
-		{"latin1 txt", "a.txt", []byte("caf\xe9 cr\xe8me"), "UTF-8"},
+		{"control bytes txt", "a.txt", []byte("\x01\x02\x03\x04\x05\x06\x81\x8d\x8f\x90 abc"), "not valid UTF-8 or Latin-1"},
+		{"utf16 garbage", "a.txt", []byte("\xff\xfe\x01\x00\x02\x00\x03\x00"), "not valid UTF-16"},
 		{"empty md", "a.md", []byte(" \n\n"), "empty"},
 		{"not epub", "a.epub", []byte("hello"), "not an EPUB"},
 		{"corrupt epub", "a.epub", []byte("PK\x03\x04garbage"), "corrupt EPUB"},
@@ -62,6 +63,28 @@ func TestExtractBadInput(t *testing.T) {
 				t.Fatalf("reason %q, want it to mention %q", se.Reason, tt.reason)
 			}
 		})
+	}
+}
+
+func TestExtractDecodesUTF16AndLatin1(t *testing.T) {
+	utf16le := []byte{0xFF, 0xFE}
+	utf16be := []byte{0xFE, 0xFF}
+	for _, r := range "# Café\n\nCrème brûlée – naïve\n" {
+		utf16le = append(utf16le, byte(r), byte(r>>8))
+		utf16be = append(utf16be, byte(r>>8), byte(r))
+	}
+	for name, data := range map[string][]byte{
+		"utf16le.md": utf16le,
+		"utf16be.md": utf16be,
+		"latin1.md":  []byte("# Caf\xe9\n\nCr\xe8me br\xfbl\xe9e \x96 na\xefve\n"), // 0x96: en dash in Windows-1252
+	} {
+		doc, err := Extract(name, data)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if doc.Title != "Café" || !strings.Contains(doc.Text, "Crème brûlée – naïve") {
+			t.Errorf("%s: title %q text %q", name, doc.Title, doc.Text)
+		}
 	}
 }
 

@@ -194,24 +194,26 @@ type SearchOptions struct {
 	TopK int
 	// Sources limits the search to these source ids.
 	Sources []int64
-	// MinRelevance drops hits whose 0.75·dense+0.25·lexical relevance is
-	// lower (0 keeps all).
+	// MinRelevance drops hits whose Relevance is lower (0 keeps all).
 	MinRelevance float64
 }
 
 // Hit is one retrieved chunk.
 type Hit struct {
-	ChunkID   int64   `json:"-"`
-	SourceID  int64   `json:"-"`
-	Path      string  `json:"path"`
-	Title     string  `json:"title"`
-	Section   string  `json:"section"`
-	SectionID string  `json:"-"`
-	Text      string  `json:"text"`
-	Score     float64 `json:"score"`
-	Dense     float64 `json:"-"`
-	Lexical   float64 `json:"-"`
-	// Relevance is the weighted dense+lexical relevance in [0,1].
+	ChunkID   int64  `json:"-"`
+	SourceID  int64  `json:"-"`
+	Path      string `json:"path"`
+	Title     string `json:"title"`
+	Section   string `json:"section"`
+	SectionID string `json:"-"`
+	Text      string `json:"text"`
+	// Score is the fused rank score relative to the best possible (first
+	// in every list): it orders results but is not comparable across
+	// queries. Dense, Lexical and Relevance are (see score.go).
+	Score   float64 `json:"score"`
+	Dense   float64 `json:"-"`
+	Lexical float64 `json:"-"`
+	// Relevance is the weighted mean of Dense and Lexical, in [0,1].
 	Relevance float64 `json:"-"`
 }
 
@@ -242,11 +244,17 @@ func (ix *Index) Search(ctx context.Context, query string, o SearchOptions) ([]H
 	// query costs the slower of the two rather than their sum.
 	var (
 		lex    []store.FTSHit
+		terms  queryTerms
 		lexErr error
 		done   = make(chan struct{})
 	)
 	go func() {
 		defer close(done)
+		var err error
+		if terms, err = ix.weighQuery(ctx, query); err != nil {
+			lexErr = err
+			return
+		}
 		match, err := ix.lexicalMatch(ctx, query)
 		if err != nil {
 			lexErr = err
@@ -268,7 +276,7 @@ func (ix *Index) Search(ctx context.Context, query string, o SearchOptions) ([]H
 	if denseErr != nil {
 		return nil, denseErr
 	}
-	return ix.fuse(ctx, lex, dense, dw, lw, o)
+	return ix.fuse(ctx, lex, dense, dw, lw, terms, o)
 }
 
 func (ix *Index) embedAndScan(ctx context.Context, query string, sources []int64, n int) ([]Scored, error) {
@@ -310,7 +318,7 @@ func (ix *Index) lexicalMatch(ctx context.Context, query string) (string, error)
 	return BuildMatchWithout(query, drop), nil
 }
 
-func (ix *Index) fuse(ctx context.Context, lex []store.FTSHit, dense []Scored, dw, lw float64, o SearchOptions) ([]Hit, error) {
+func (ix *Index) fuse(ctx context.Context, lex []store.FTSHit, dense []Scored, dw, lw float64, terms queryTerms, o SearchOptions) ([]Hit, error) {
 	type cand struct {
 		rrf, dense, lexical float64
 	}
@@ -323,18 +331,8 @@ func (ix *Index) fuse(ctx context.Context, lex []store.FTSHit, dense []Scored, d
 		}
 		return c
 	}
-	// Lexical relevance: bm25 (negative, lower is better) min-max scaled.
-	if len(lex) > 0 {
-		best, worst := -lex[0].BM25, -lex[len(lex)-1].BM25
-		for r, h := range lex {
-			c := get(h.ChunkID)
-			c.rrf += lw / float64(rrfK+r+1)
-			if best > worst {
-				c.lexical = (-h.BM25 - worst) / (best - worst)
-			} else {
-				c.lexical = 1
-			}
-		}
+	for r, h := range lex {
+		get(h.ChunkID).rrf += lw / float64(rrfK+r+1)
 	}
 	for r, d := range dense {
 		c := get(d.ID)
@@ -367,6 +365,7 @@ func (ix *Index) fuse(ctx context.Context, lex []store.FTSHit, dense []Scored, d
 			continue
 		}
 		c := cands[id]
+		c.lexical = terms.coverage(ch.Text, ch.Title, ch.Section)
 		rel := (dw*c.dense + lw*c.lexical) / (dw + lw)
 		if o.MinRelevance > 0 && rel < o.MinRelevance {
 			continue

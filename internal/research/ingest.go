@@ -30,6 +30,9 @@ const (
 	StatusIngested  = "ingested"
 	StatusUnchanged = "unchanged"
 	StatusFailed    = "failed"
+	// StatusSkipped is a file a directory walk left out on purpose (a
+	// symlink leading out of the tree): not an error of the file.
+	StatusSkipped = "skipped"
 )
 
 // FileResult is the outcome for one file.
@@ -114,6 +117,8 @@ func (in *Ingester) Collect(args []string) ([]Target, []FileResult) {
 				for _, m := range matches {
 					if st, err := os.Stat(m); err == nil && st.IsDir() {
 						in.walk(m, add, &failed)
+					} else if reason := escapesRoot(filepath.Dir(m), m); reason != "" {
+						failed = append(failed, FileResult{Path: m, Status: StatusSkipped, Reason: reason})
 					} else {
 						add(m, false)
 					}
@@ -183,18 +188,53 @@ func (in *Ingester) walk(root string, add func(string, bool), failed *[]FileResu
 		if strings.HasPrefix(name, ".") || ignores.ignored(rel, false) {
 			return nil
 		}
-		if plainName(p) && !sniffFile(p) {
-			return nil // an extensionless binary, not a document
-		}
 		if d.Type()&fs.ModeSymlink != 0 {
-			// Follow links to files; links to directories are not walked.
+			// Follow links to files inside the tree; links to directories
+			// are not walked. A link out of the tree is never read: a
+			// cloned repository must not be able to send ~/.ssh/id_ed25519
+			// to the model through docs/notes.md -> ~/.ssh/id_ed25519.
+			if reason := escapesRoot(root, p); reason != "" {
+				*failed = append(*failed, FileResult{Path: p, Status: StatusSkipped, Reason: reason})
+				return nil
+			}
 			if st, err := os.Stat(p); err != nil || st.IsDir() {
 				return nil
 			}
 		}
+		if plainName(p) && !sniffFile(p) {
+			return nil // an extensionless binary, not a document
+		}
 		add(p, false)
 		return nil
 	})
+}
+
+// escapesRoot says why the symlink p must not be followed from a walk of
+// root: it resolves (through every link on the way) to a place outside
+// root, or cannot be resolved at all. "" means p stays inside root.
+func escapesRoot(root, p string) string {
+	fi, err := os.Lstat(p)
+	if err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+		return ""
+	}
+	realRoot, err := filepath.EvalSymlinks(root)
+	if err == nil {
+		realRoot, err = filepath.Abs(realRoot)
+	}
+	if err != nil {
+		return "symlink not followed: " + statReason(err)
+	}
+	target, err := filepath.EvalSymlinks(p)
+	if err != nil {
+		return "" // a dangling link: nothing to read, ingest reports it if named
+	}
+	if target, err = filepath.Abs(target); err != nil {
+		return "symlink not followed: " + statReason(err)
+	}
+	if rel, err := filepath.Rel(realRoot, target); err != nil || !filepath.IsLocal(rel) {
+		return "symlink leads outside " + root + " (to " + target + "); name the file explicitly to ingest it"
+	}
+	return ""
 }
 
 func sniffFile(p string) bool {

@@ -29,14 +29,22 @@ func (e *PointerError) Hint() string {
 
 // ResolvePointer resolves a -r value. With an empty value, the first query
 // word is taken as the pointer when it is `web`, an existing path or a
-// comma list of those. Paths typed on the CLI are trusted (trusted=true);
-// paths from remote users must resolve inside one of roots, checked
-// through os.Root so symlinks cannot escape.
+// comma list of those; a first word that looks like a path (or a comma
+// list) but does not resolve is an error rather than question text. Paths
+// typed on the CLI are trusted (trusted=true): an existing path is used
+// as is, a relative name is also looked up under roots (as the original's
+// local_document_roots). Paths from remote users must resolve inside one
+// of roots, checked through os.Root so symlinks cannot escape.
 func ResolvePointer(value string, words []string, roots []string, trusted bool, getenv func(string) string) (Pointer, error) {
 	var p Pointer
 	value = strings.TrimSpace(value)
-	if value == "" && len(words) > 0 && pointerLike(words[0], roots, trusted, getenv) {
-		value, p.FromQuery = words[0], true
+	if value == "" && len(words) > 0 {
+		switch {
+		case pointerLike(words[0], roots, trusted, getenv):
+			value, p.FromQuery = words[0], true
+		case looksLikePath(words[0]):
+			value = words[0] // resolved below, for its error
+		}
 	}
 	if value == "" {
 		return p, nil
@@ -75,6 +83,15 @@ func pointerLike(word string, roots []string, trusted bool, getenv func(string) 
 	return true
 }
 
+// looksLikePath reports whether a first query word was meant as a pointer
+// even though it does not resolve: a comma list, or a path-like token.
+func looksLikePath(w string) bool {
+	if strings.Contains(w, ",") || strings.ContainsAny(w, `/\`) || strings.HasPrefix(w, "~") {
+		return true
+	}
+	return len(w) >= 2 && w[1] == ':' && (w[0]|0x20 >= 'a' && w[0]|0x20 <= 'z')
+}
+
 func expandTilde(s string, getenv func(string) string) string {
 	if s == "~" || strings.HasPrefix(s, "~/") {
 		home := ""
@@ -96,10 +113,18 @@ func resolvePath(tok string, roots []string, trusted bool, getenv func(string) s
 		if err != nil {
 			return "", &PointerError{Token: tok, Why: err.Error()}
 		}
-		if _, err := os.Stat(abs); err != nil {
-			return "", &PointerError{Token: tok, Why: "could not be resolved (no such file or directory)"}
+		if _, err := os.Stat(abs); err == nil {
+			return abs, nil
 		}
-		return abs, nil
+		if !filepath.IsAbs(tok) {
+			for _, r := range roots {
+				root := expandTilde(r, getenv)
+				if inRoot(root, tok) {
+					return filepath.Join(root, tok), nil
+				}
+			}
+		}
+		return "", &PointerError{Token: tok, Why: "could not be resolved (no such file or directory, here or under research.local_document_roots)"}
 	}
 	if len(roots) == 0 {
 		return "", &PointerError{Token: tok, Why: "is not allowed: research.local_document_roots is empty; configure it to allow local documents"}

@@ -37,6 +37,22 @@ func TestResolvePointer(t *testing.T) {
 	if _, err := ResolvePointer(docs+",/no/such", nil, nil, true, env); err == nil || !strings.Contains(err.Error(), "could not be resolved") {
 		t.Fatalf("missing path in list: %v", err)
 	}
+	// A path-like first word that does not resolve is an error, not
+	// question text.
+	for _, w := range []string{"./nonexistent/", "~/nope", "a,b", "sub/dir"} {
+		if _, err := ResolvePointer("", []string{w, "q"}, nil, true, env); err == nil || !strings.Contains(err.Error(), "could not be resolved") {
+			t.Fatalf("%s: %v", w, err)
+		}
+	}
+	// A relative name resolves under the roots when it is not a path here.
+	p, err = ResolvePointer("", []string{"a.md", "q"}, []string{docs}, true, env)
+	if err != nil || !p.FromQuery || p.Paths[0] != filepath.Join(docs, "a.md") {
+		t.Fatalf("name under roots: %+v %v", p, err)
+	}
+	p, err = ResolvePointer("docs", nil, []string{dir}, true, env)
+	if err != nil || p.Paths[0] != docs {
+		t.Fatalf("dir under roots: %+v %v", p, err)
+	}
 	// Untrusted (daemon) paths must stay inside the roots.
 	if _, err := ResolvePointer("a.md", nil, nil, false, env); err == nil || !strings.Contains(err.Error(), "local_document_roots is empty") {
 		t.Fatalf("no roots: %v", err)

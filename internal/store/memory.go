@@ -24,6 +24,12 @@ type Memory struct {
 	EmbeddingModel string
 	CreatedAt      time.Time
 	UpdatedAt      time.Time
+	// Provenance names the untrusted content the turn that saved the
+	// memory had read ("" for a memory the user gave).
+	Provenance string
+	// Unconfirmed is set while a memory with provenance waits for
+	// `asky memory confirm`; it is recalled only in its own session.
+	Unconfirmed bool
 	// SessionName is filled by reads for display.
 	SessionName string
 	// Rank is the FTS5 bm25 rank of a candidate (lower is better); 0
@@ -38,26 +44,41 @@ type MemoryScope struct {
 	All bool
 	// SessionID adds that session's memories to the global ones.
 	SessionID int64
+	// Confirmed leaves out unconfirmed memories, except SessionID's own:
+	// what recall and deduplication may use.
+	Confirmed bool
 }
 
 func (sc MemoryScope) where() (string, []any) {
+	var where string
+	var args []any
 	switch {
 	case sc.All:
-		return "1", nil
+		where = "1"
 	case sc.SessionID != 0:
-		return "(m.session_id IS NULL OR m.session_id = ?)", []any{sc.SessionID}
+		where, args = "(m.session_id IS NULL OR m.session_id = ?)", []any{sc.SessionID}
+	default:
+		where = "m.session_id IS NULL"
 	}
-	return "m.session_id IS NULL", nil
+	if sc.Confirmed {
+		if sc.SessionID != 0 {
+			where += " AND (m.confirmed = 1 OR m.session_id = ?)"
+			args = append(args, sc.SessionID)
+		} else {
+			where += " AND m.confirmed = 1"
+		}
+	}
+	return where, args
 }
 
 const memorySelect = `SELECT m.id, COALESCE(m.session_id, 0), m.text, m.tags, m.embedding, m.embedding_model,
-	m.created_at, m.updated_at, COALESCE(s.name, '')`
+	m.created_at, m.updated_at, COALESCE(s.name, ''), m.provenance, m.confirmed = 0`
 
 func scanMemory(r scanner, extra ...any) (*Memory, error) {
 	var m Memory
 	var tags, created, updated string
 	var emb []byte
-	dest := append([]any{&m.ID, &m.SessionID, &m.Text, &tags, &emb, &m.EmbeddingModel, &created, &updated, &m.SessionName}, extra...)
+	dest := append([]any{&m.ID, &m.SessionID, &m.Text, &tags, &emb, &m.EmbeddingModel, &created, &updated, &m.SessionName, &m.Provenance, &m.Unconfirmed}, extra...)
 	if err := r.Scan(dest...); err != nil {
 		return nil, err
 	}
@@ -74,8 +95,9 @@ func (s *Store) SaveMemory(ctx context.Context, m *Memory) (int64, error) {
 	tags, _ := json.Marshal(nonNil(m.Tags))
 	ts := s.ts()
 	if m.ID == 0 {
-		res, err := s.db.ExecContext(ctx, `INSERT INTO memories(session_id, text, tags, embedding, embedding_model, created_at, updated_at)
-			VALUES(?,?,?,?,?,?,?)`, nullID(m.SessionID), m.Text, string(tags), packMemoryVector(m.Embedding), m.EmbeddingModel, ts, ts)
+		res, err := s.db.ExecContext(ctx, `INSERT INTO memories(session_id, text, tags, embedding, embedding_model, created_at, updated_at, provenance, confirmed)
+			VALUES(?,?,?,?,?,?,?,?,?)`, nullID(m.SessionID), m.Text, string(tags), packMemoryVector(m.Embedding), m.EmbeddingModel, ts, ts,
+			m.Provenance, !m.Unconfirmed)
 		if err != nil {
 			return 0, fmt.Errorf("save memory: %w", err)
 		}
@@ -91,6 +113,19 @@ func (s *Store) SaveMemory(ctx context.Context, m *Memory) (int64, error) {
 		return 0, fmt.Errorf("memory %d: %w", m.ID, ErrNotFound)
 	}
 	return m.ID, nil
+}
+
+// ConfirmMemory marks memory id as confirmed by the user, so it is
+// recalled like any other; it returns ErrNotFound for an unknown id.
+func (s *Store) ConfirmMemory(ctx context.Context, id int64) error {
+	res, err := s.db.ExecContext(ctx, `UPDATE memories SET confirmed = 1 WHERE id = ?`, id)
+	if err != nil {
+		return fmt.Errorf("confirm memory %d: %w", id, err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return fmt.Errorf("memory %d: %w", id, ErrNotFound)
+	}
+	return nil
 }
 
 // SetMemoryEmbedding stores a (re)computed vector without touching

@@ -94,6 +94,9 @@ type BrowseEntry struct {
 	When      time.Time
 	Turns     int // turns in the session (1 for a one-shot turn)
 	Model     string
+	// Status is the turn's status, or a session's latest turn's
+	// (StatusComplete, StatusInterrupted, StatusError).
+	Status string
 }
 
 // BrowseCursor remembers where the previous page of each kind ended.
@@ -123,7 +126,8 @@ func (s *Store) BrowsePage(ctx context.Context, cur *BrowseCursor, limit int) ([
 	if !cur.sessDone {
 		rows, err := s.db.QueryContext(ctx, `SELECT s.id, COALESCE(s.name, ''), s.last_used_at, s.model,
 			(SELECT count(*) FROM turns t WHERE t.session_id = s.id),
-			COALESCE((SELECT t.query FROM turns t WHERE t.session_id = s.id ORDER BY t.id LIMIT 1), '')
+			COALESCE((SELECT t.query FROM turns t WHERE t.session_id = s.id ORDER BY t.id LIMIT 1), ''),
+			COALESCE((SELECT t.status FROM turns t WHERE t.session_id = s.id ORDER BY t.id DESC LIMIT 1), '')
 			FROM sessions s WHERE (s.last_used_at, s.id) < (?, ?) ORDER BY s.last_used_at DESC, s.id DESC LIMIT ?`, cur.sessTS, cur.sessID, limit)
 		if err != nil {
 			return nil, err
@@ -131,7 +135,7 @@ func (s *Store) BrowsePage(ctx context.Context, cur *BrowseCursor, limit int) ([
 		for rows.Next() {
 			var e BrowseEntry
 			var ts, first string
-			if err := rows.Scan(&e.SessionID, &e.Title, &ts, &e.Model, &e.Turns, &first); err != nil {
+			if err := rows.Scan(&e.SessionID, &e.Title, &ts, &e.Model, &e.Turns, &first, &e.Status); err != nil {
 				rows.Close()
 				return nil, err
 			}
@@ -150,7 +154,7 @@ func (s *Store) BrowsePage(ctx context.Context, cur *BrowseCursor, limit int) ([
 		}
 	}
 	if !cur.turnsDone {
-		rows, err := s.db.QueryContext(ctx, `SELECT id, query, created_at, model FROM turns INDEXED BY turns_oneshot
+		rows, err := s.db.QueryContext(ctx, `SELECT id, query, created_at, model, status FROM turns INDEXED BY turns_oneshot
 			WHERE session_id IS NULL AND (created_at, id) < (?, ?) ORDER BY created_at DESC, id DESC LIMIT ?`, cur.turnTS, cur.turnID, limit)
 		if err != nil {
 			return nil, err
@@ -158,7 +162,7 @@ func (s *Store) BrowsePage(ctx context.Context, cur *BrowseCursor, limit int) ([
 		for rows.Next() {
 			var e BrowseEntry
 			var ts string
-			if err := rows.Scan(&e.TurnID, &e.Title, &ts, &e.Model); err != nil {
+			if err := rows.Scan(&e.TurnID, &e.Title, &ts, &e.Model, &e.Status); err != nil {
 				rows.Close()
 				return nil, err
 			}

@@ -77,21 +77,46 @@ func (e *NewerSchemaError) Hint() string {
 	return "install a newer asky; the database was left untouched"
 }
 
-// DiskError reports a write that the disk refused (full, quota, I/O
-// error). The transaction was rolled back, so nothing was half-written.
+// DiskError reports a write that the disk or the file system refused
+// (full, quota, I/O error, read-only, cannot open). The transaction was
+// rolled back, so nothing was half-written.
 type DiskError struct {
 	Path string
 	Err  error
+	// Full is set for SQLITE_FULL: the disk or quota is full.
+	Full bool
 }
 
 func (e *DiskError) Error() string {
-	return fmt.Sprintf("writing %s failed: %v", e.Path, e.Err)
+	return fmt.Sprintf("database %s: %v", e.Path, e.Err)
 }
 func (e *DiskError) Unwrap() error { return e.Err }
 
 // Hint tells the user what to check.
 func (e *DiskError) Hint() string {
-	return "free some disk space (or check the disk) and retry; nothing was half-written"
+	dir := shellQuote(filepath.Dir(e.Path))
+	if e.Full {
+		return fmt.Sprintf("free some disk space (df -h %s) and retry; nothing was half-written", dir)
+	}
+	return fmt.Sprintf("check that %s is writable and its disk has space (ls -ld %s; df -h %s), or point ASKY_HOME elsewhere; nothing was half-written", dir, dir, dir)
+}
+
+// SchemaError means the database's tables do not match its schema version
+// (a table or column is missing): it was damaged or edited by hand.
+type SchemaError struct {
+	Path string
+	Err  error
+}
+
+func (e *SchemaError) Error() string {
+	return fmt.Sprintf("database %s has a damaged schema: %v", e.Path, e.Err)
+}
+func (e *SchemaError) Unwrap() error { return e.Err }
+
+// Hint tells the user how to recover without losing the file.
+func (e *SchemaError) Hint() string {
+	p := shellQuote(e.Path)
+	return fmt.Sprintf("move it aside (mv %s %s.bad) and asky will create a new one; `sqlite3 %s.bad .recover` may salvage old turns", p, p, p)
 }
 
 // shellQuote quotes p for a copy-pasteable hint when it needs quoting.
@@ -201,11 +226,56 @@ func classify(path string, err error) error {
 		switch se.Code() & 0xff {
 		case sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB:
 			return &CorruptError{Path: path, Err: err}
-		case sqlite3.SQLITE_FULL, sqlite3.SQLITE_IOERR:
+		case sqlite3.SQLITE_FULL:
+			return &DiskError{Path: path, Err: err, Full: true}
+		case sqlite3.SQLITE_IOERR, sqlite3.SQLITE_CANTOPEN, sqlite3.SQLITE_READONLY, sqlite3.SQLITE_PERM:
 			return &DiskError{Path: path, Err: err}
+		case sqlite3.SQLITE_ERROR:
+			if m := se.Error(); strings.Contains(m, "no such table") || strings.Contains(m, "no such column") || strings.Contains(m, "has no column named") {
+				return &SchemaError{Path: path, Err: err}
+			}
 		}
 	}
 	return err
+}
+
+// CheckSchema verifies, without writing, that the tables a turn is saved
+// to have the columns this version writes: a damaged schema is then
+// reported before a model is paid for an answer that cannot be saved.
+// Only schema problems are returned; the disk is checked by the write.
+func (s *Store) CheckSchema(ctx context.Context) error {
+	for _, q := range []string{insertTurnSQL, insertMessageSQL, insertCallSQL} {
+		st, err := s.db.PrepareContext(ctx, q)
+		if err != nil {
+			var se *SchemaError
+			if err = s.wrap(err); errors.As(err, &se) {
+				return err
+			}
+			continue
+		}
+		st.Close()
+	}
+	return nil
+}
+
+// Classify gives a raw SQLite error that reached the caller without a
+// file name (unable to open database file (14), disk I/O error (4874))
+// the database's path and a hint; typed store errors, and errors that did
+// not come from SQLite, are returned as they are.
+func Classify(path string, err error) error {
+	var ce *CorruptError
+	var de *DiskError
+	var sce *SchemaError
+	if err == nil || errors.As(err, &ce) || errors.As(err, &de) || errors.As(err, &sce) {
+		return err
+	}
+	return classify(path, err)
+}
+
+// IsSQLite reports whether err carries an error from SQLite itself.
+func IsSQLite(err error) bool {
+	var se *sqlite.Error
+	return errors.As(err, &se)
 }
 
 // wrap classifies errors from queries on an open store.

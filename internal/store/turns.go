@@ -19,7 +19,7 @@ type Turn struct {
 	// Input is piped stdin sent with the question (already fenced).
 	Input  string
 	Answer string
-	// Status is "complete", "interrupted" or "error".
+	// Status is "complete", "interrupted", "error" or "pending".
 	Status    string
 	Error     string
 	ElapsedMS int64
@@ -35,6 +35,10 @@ const (
 	StatusComplete    = "complete"
 	StatusInterrupted = "interrupted"
 	StatusError       = "error"
+	// StatusPending is a question saved before its first model call whose
+	// turn has not finished: still running, or asky was killed (kill -9,
+	// power loss) before it could record anything else.
+	StatusPending = "pending"
 )
 
 // Source is a URL or corpus handle the turn actually retrieved.
@@ -65,8 +69,41 @@ type LLMCall struct {
 // ErrNotFound is returned when a requested row does not exist.
 var ErrNotFound = errors.New("not found")
 
+// The statements that save a turn (CheckSchema prepares them).
+const (
+	insertTurnSQL = `INSERT INTO turns(session_id, created_at, model, query, input, answer, status, error, elapsed_ms, sources)
+		VALUES(?,?,?,?,?,?,?,?,?,?)`
+	insertMessageSQL = `INSERT INTO messages(turn_id, seq, role, content, tool_calls, tool_call_id, name) VALUES(?,?,?,?,?,?,?)`
+	insertCallSQL    = `INSERT INTO llm_calls(turn_id, created_at, purpose, model, prompt_tokens, completion_tokens, cost_usd, latency_ms) VALUES(?,?,?,?,?,?,?,?)`
+)
+
+// BeginTurn saves t's question with status pending before any model is
+// called, so a kill -9 or a closed terminal never loses it; SaveTurn with
+// the id it sets in t.ID then completes the same row.
+func (s *Store) BeginTurn(ctx context.Context, t *Turn) (int64, error) {
+	if t.CreatedAt.IsZero() {
+		t.CreatedAt = s.now()
+	}
+	res, err := s.db.ExecContext(ctx, insertTurnSQL, nullID(t.SessionID), t.CreatedAt.UTC().Format(time.RFC3339Nano), t.Model, t.Query, t.Input,
+		"", StatusPending, "", 0, "[]")
+	if err != nil {
+		return 0, fmt.Errorf("save question: %w", s.wrap(err))
+	}
+	t.ID, _ = res.LastInsertId()
+	return t.ID, nil
+}
+
+// FailTurn marks a pending turn as failed with msg, when saving the whole
+// turn did not work: a small update may still fit where the answer and its
+// messages did not, and "error" says more than "pending" in history.
+func (s *Store) FailTurn(ctx context.Context, id int64, msg string) error {
+	_, err := s.db.ExecContext(ctx, `UPDATE turns SET status = ?, error = ? WHERE id = ? AND status = ?`, StatusError, msg, id, StatusPending)
+	return s.wrap(err)
+}
+
 // SaveTurn writes a turn with its messages and calls in one transaction and
-// returns its id (the history id). A save that fails or is interrupted
+// returns its id (the history id). With t.ID set (BeginTurn) it completes
+// that row; if the row is gone (deleted meanwhile) a new one is written. A save that fails or is interrupted
 // (context cancelled, process killed) leaves nothing behind: the
 // transaction is rolled back, or never reaches the WAL commit.
 func (s *Store) SaveTurn(ctx context.Context, t *Turn) (int64, error) {
@@ -82,21 +119,33 @@ func (s *Store) SaveTurn(ctx context.Context, t *Turn) (int64, error) {
 		return 0, s.wrap(err)
 	}
 	defer tx.Rollback()
-	res, err := tx.ExecContext(ctx, `INSERT INTO turns(session_id, created_at, model, query, input, answer, status, error, elapsed_ms, sources)
-		VALUES(?,?,?,?,?,?,?,?,?,?)`, nullID(t.SessionID), t.CreatedAt.UTC().Format(time.RFC3339Nano), t.Model, t.Query, t.Input, t.Answer, t.Status, t.Error, t.ElapsedMS, string(src))
-	if err != nil {
-		return 0, fmt.Errorf("save turn: %w", s.wrap(err))
+	id := t.ID
+	if id != 0 {
+		res, err := tx.ExecContext(ctx, `UPDATE turns SET model = ?, query = ?, input = ?, answer = ?, status = ?, error = ?, elapsed_ms = ?, sources = ?
+			WHERE id = ? AND status = ?`, t.Model, t.Query, t.Input, t.Answer, t.Status, t.Error, t.ElapsedMS, string(src), id, StatusPending)
+		if err != nil {
+			return 0, fmt.Errorf("save turn: %w", s.wrap(err))
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			id = 0
+		}
 	}
-	id, _ := res.LastInsertId()
+	if id == 0 {
+		res, err := tx.ExecContext(ctx, insertTurnSQL, nullID(t.SessionID), t.CreatedAt.UTC().Format(time.RFC3339Nano), t.Model, t.Query, t.Input, t.Answer, t.Status, t.Error, t.ElapsedMS, string(src))
+		if err != nil {
+			return 0, fmt.Errorf("save turn: %w", s.wrap(err))
+		}
+		id, _ = res.LastInsertId()
+	}
 	for i, m := range t.Messages {
-		if _, err := tx.ExecContext(ctx, `INSERT INTO messages(turn_id, seq, role, content, tool_calls, tool_call_id, name) VALUES(?,?,?,?,?,?,?)`,
+		if _, err := tx.ExecContext(ctx, insertMessageSQL,
 			id, i, m.Role, m.Content, m.ToolCalls, m.ToolCallID, m.Name); err != nil {
 			return 0, fmt.Errorf("save message: %w", s.wrap(err))
 		}
 	}
 	ts := s.ts()
 	for _, c := range t.Calls {
-		if _, err := tx.ExecContext(ctx, `INSERT INTO llm_calls(turn_id, created_at, purpose, model, prompt_tokens, completion_tokens, cost_usd, latency_ms) VALUES(?,?,?,?,?,?,?,?)`,
+		if _, err := tx.ExecContext(ctx, insertCallSQL,
 			id, ts, c.Purpose, c.Model, c.PromptTokens, c.CompletionTokens, c.CostUSD, c.LatencyMS); err != nil {
 			return 0, fmt.Errorf("save usage: %w", s.wrap(err))
 		}

@@ -8,7 +8,7 @@ import (
 	"math"
 )
 
-// Vectors are stored packed per document (see migration 0008): a row of
+// Vectors are stored packed per document (see migration *_vector_blocks): a row of
 // corpus_vector_blocks holds the vectors of up to vectorBlockRows(dim)
 // chunks of one source in one embedding space. Rows this size live in
 // overflow pages, which SQLite fills, so vectors take ~1.0× their raw

@@ -52,13 +52,21 @@ func SaveMemory(m MemorySaver, session func() int64) *Tool {
 			if session != nil {
 				sid = session()
 			}
-			res, err := m.Save(ctx, a.Memory, a.Tags, sid)
+			prov := ProvenanceFrom(ctx)
+			res, err := m.Save(memory.WithUntrusted(ctx, prov.Tainted()), a.Memory, a.Tags, sid)
 			if err != nil {
 				return Result{}, err
 			}
 			status := "saved"
 			if res.Updated {
 				status = "updated"
+			}
+			if res.Unconfirmed {
+				prov.Notify(fmt.Sprintf("memory %d held for your confirmation (this turn read %s): %q; keep it with `asky memory confirm %d`, or `asky memory delete %d`",
+					res.ID, prov.Tainted(), memory.OneLine(a.Memory, 80), res.ID, res.ID))
+				out, _ := json.Marshal(map[string]any{"status": "pending_user_confirmation", "memory_id": res.ID,
+					"note": "saved unconfirmed because this turn read untrusted content; it is not used in later turns until the user confirms it"})
+				return Result{Content: string(out)}, nil
 			}
 			out, _ := json.Marshal(map[string]any{"status": status, "memory_id": res.ID, "deduplicated": res.Updated})
 			return Result{Content: string(out)}, nil

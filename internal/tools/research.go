@@ -62,7 +62,7 @@ type ResearchEnv struct {
 func ResearchTools(env *ResearchEnv) []*Tool {
 	ts := []*Tool{
 		{
-			Name: ToolGetRelevantContent, Description: strings.TrimSpace(descGetRelevantContent),
+			Name: ToolGetRelevantContent, Untrusted: true, Description: strings.TrimSpace(descGetRelevantContent),
 			Parameters: json.RawMessage(`{"type":"object","properties":{
 "query":{"type":"string","description":"what to look for"},
 "sources":{"type":"array","items":{"type":"string"},"description":"corpus handles or section refs"},
@@ -74,7 +74,7 @@ func ResearchTools(env *ResearchEnv) []*Tool {
 			Run:       env.getRelevantContent,
 		},
 		{
-			Name: ToolGetFullContent, Description: strings.TrimSpace(descGetFullContent),
+			Name: ToolGetFullContent, Untrusted: true, Description: strings.TrimSpace(descGetFullContent),
 			Parameters: json.RawMessage(`{"type":"object","properties":{
 "sources":{"type":"array","items":{"type":"string"}},"urls":{"type":"array","items":{"type":"string"}},
 "section_id":{"type":"string"},"section_ref":{"type":"string"}}}`),
@@ -82,7 +82,7 @@ func ResearchTools(env *ResearchEnv) []*Tool {
 			Run:     env.getFullContent,
 		},
 		{
-			Name: ToolListSections, Description: strings.TrimSpace(descListSections),
+			Name: ToolListSections, Untrusted: true, Description: strings.TrimSpace(descListSections),
 			Parameters: json.RawMessage(`{"type":"object","properties":{
 "source":{"type":"string"},"sources":{"type":"array","items":{"type":"string"}},"include_toc":{"type":"boolean"}}}`),
 			Summary: summaryField("source"),
@@ -97,7 +97,7 @@ func ResearchTools(env *ResearchEnv) []*Tool {
 			Run:     env.saveFinding,
 		},
 		{
-			Name: ToolQueryResearchMemory, Description: strings.TrimSpace(descQueryResearchMemory),
+			Name: ToolQueryResearchMemory, Untrusted: true, Description: strings.TrimSpace(descQueryResearchMemory),
 			Parameters: json.RawMessage(`{"type":"object","properties":{
 "query":{"type":"string"},"limit":{"type":"integer","description":"default 10"}},"required":["query"]}`),
 			Summary: summaryField("query"),
@@ -106,7 +106,7 @@ func ResearchTools(env *ResearchEnv) []*Tool {
 	}
 	if env.Summarize != nil {
 		ts = append(ts, &Tool{
-			Name: ToolSummarizeSection, Description: strings.TrimSpace(descSummarizeSection),
+			Name: ToolSummarizeSection, Untrusted: true, Description: strings.TrimSpace(descSummarizeSection),
 			Parameters: json.RawMessage(`{"type":"object","properties":{
 "source":{"type":"string"},"section_id":{"type":"string"},"section_ref":{"type":"string"},"section_query":{"type":"string"},
 "detail":{"type":"string","enum":["compact","balanced","max"]}},"required":["source"]}`),

@@ -41,6 +41,19 @@ type Tool struct {
 	// terminal trace, e.g. `"go 1.26"` or `2 urls`. Optional.
 	Summary func(args json.RawMessage) string
 	Run     func(ctx context.Context, args json.RawMessage) (Result, error)
+	// Untrusted marks a tool whose output is outside content (pages,
+	// documents, search snippets): once the model has read it, the turn's
+	// side effects are held for the user (see Provenance).
+	Untrusted bool
+	// TrustedLinks says the URLs in the output are trusted leads (search
+	// results), which the model may fetch without spending the budget.
+	TrustedLinks bool
+	// Fetches lists the URLs a call would fetch, checked against the
+	// turn's budget of URLs that came from no trusted source.
+	Fetches func(args json.RawMessage) []string
+	// Local marks a tool that reads files by path or runs programs on
+	// this machine: never offered to a remote question (see Remote).
+	Local bool
 }
 
 // Spec returns the model-facing description.

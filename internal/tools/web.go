@@ -84,8 +84,10 @@ func WebTools(d *WebDeps) []*Tool {
 
 func webSearchTool(d *WebDeps) *Tool {
 	return &Tool{
-		Name:        WebSearchName,
-		Description: strings.TrimSpace(webSearchDesc),
+		Name:         WebSearchName,
+		Description:  strings.TrimSpace(webSearchDesc),
+		Untrusted:    true,
+		TrustedLinks: true,
 		Parameters: json.RawMessage(`{"type":"object","properties":{` +
 			`"q":{"type":"string","description":"The search query."},` +
 			`"count":{"type":"integer","description":"Number of results (1-20).","default":5}},"required":["q"]}`),
@@ -149,6 +151,8 @@ func webSearchTool(d *WebDeps) *Tool {
 func getURLContentTool(d *WebDeps) *Tool {
 	return &Tool{
 		Name:        GetURLContentName,
+		Untrusted:   true,
+		Fetches:     fetchedURLs,
 		Description: strings.TrimSpace(getURLContentDesc),
 		Parameters: json.RawMessage(`{"type":"object","properties":{` +
 			`"urls":{"type":"array","items":{"type":"string"},"description":"The http(s) URLs to read."},` +
@@ -179,6 +183,8 @@ func getURLContentTool(d *WebDeps) *Tool {
 func getURLDetailsTool(d *WebDeps) *Tool {
 	return &Tool{
 		Name:        GetURLDetailsName,
+		Untrusted:   true,
+		Fetches:     fetchedURLs,
 		Description: strings.TrimSpace(getURLDetailsDesc),
 		Parameters: json.RawMessage(`{"type":"object","properties":{` +
 			`"url":{"type":"string","description":"The http(s) URL to inspect."}},"required":["url"]}`),

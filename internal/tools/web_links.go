@@ -48,6 +48,8 @@ type rankedLink struct {
 func extractLinksTool(d *WebDeps) *Tool {
 	return &Tool{
 		Name:        ExtractLinksName,
+		Untrusted:   true,
+		Fetches:     fetchedURLs,
 		Description: strings.TrimSpace(extractLinksDesc),
 		Parameters: json.RawMessage(`{"type":"object","properties":{` +
 			`"urls":{"type":"array","items":{"type":"string"},"description":"Pages whose links to list."},` +
@@ -125,6 +127,8 @@ func rankLinks(links []rankedLink, query string) {
 func linkSummariesTool(d *WebDeps) *Tool {
 	return &Tool{
 		Name:        LinkSummariesName,
+		Untrusted:   true,
+		Fetches:     fetchedURLs,
 		Description: strings.TrimSpace(linkSummariesDesc),
 		Parameters: json.RawMessage(`{"type":"object","properties":{` +
 			`"urls":{"type":"array","items":{"type":"string"},"description":"Pages to skim (at most 8)."}},"required":["urls"]}`),

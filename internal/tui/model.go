@@ -80,7 +80,7 @@ func New(ctx context.Context, src Source) *Model {
 	f := textinput.New()
 	f.Prompt = "filter: "
 	s := textinput.New()
-	s.Prompt = "search: "
+	s.Prompt = "search all text: "
 	return &Model{ctx: ctx, src: src, filter: f, search: s, loading: true,
 		docs: map[string]string{}, raw: map[string]string{}, pending: map[string]bool{}, width: 80, height: 24, Loc: time.Local}
 }
@@ -172,7 +172,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.results, m.resultQuery = msg.items, msg.query
 		m.cursor, m.offset = 0, 0
 		m.refilter()
-		m.status = fmt.Sprintf("%d matches for %q · esc: back to all", len(msg.items), msg.query)
+		m.status = fmt.Sprintf("%s for %q · esc: back to all", plural(len(msg.items), "match", "matches"), msg.query)
 		return m, m.previewCmd()
 	case docMsg:
 		delete(m.pending, msg.key)
@@ -276,17 +276,19 @@ func (m *Model) key(k tea.KeyMsg) (tea.Model, tea.Cmd) {
 			return m, m.loadDoc(it, m.pager.Width)
 		}
 		return m, nil
-	case "/":
-		m.mode = modeSearchInput
-		m.search.SetValue("")
-		return m, m.search.Focus()
-	case "f":
+	case "/", "f":
+		// `/` filters live, as in less-style pagers and bubbles lists;
+		// `f` is kept for those who learnt it.
 		m.mode = modeFilter
 		cmd := m.filter.Focus()
 		if !m.done && !m.loading && m.results == nil {
 			return m, tea.Batch(cmd, m.loadPage(nextPage))
 		}
 		return m, cmd
+	case "s":
+		m.mode = modeSearchInput
+		m.search.SetValue("")
+		return m, m.search.Focus()
 	default:
 		if cmd, ok := m.actionKey(k); ok {
 			return m, cmd
@@ -354,7 +356,13 @@ func (m *Model) filterKey(k tea.KeyMsg) (tea.Model, tea.Cmd) {
 		m.mode = modeList
 		m.refilter()
 		return m, m.previewCmd()
+	case "tab":
+		return m.searchFor(m.filter.Value())
 	case "enter", "up", "down":
+		// A filter that matches no title searches the full text instead.
+		if k.String() == "enter" && len(m.visible) == 0 && strings.TrimSpace(m.filter.Value()) != "" {
+			return m.searchFor(m.filter.Value())
+		}
 		m.filter.Blur()
 		m.mode = modeList
 		if k.String() != "enter" {
@@ -381,23 +389,39 @@ func (m *Model) searchKey(k tea.KeyMsg) (tea.Model, tea.Cmd) {
 		m.mode = modeList
 		return m, nil
 	case "enter":
-		q := strings.TrimSpace(m.search.Value())
-		m.search.Blur()
-		m.mode = modeList
-		if q == "" {
-			return m, nil
-		}
-		m.filter.SetValue("")
-		m.status = "searching…"
-		ctx, src := m.ctx, m.src
-		return m, func() tea.Msg {
-			items, err := src.Search(ctx, q, 200)
-			return searchMsg{q, items, err}
-		}
+		return m.searchFor(m.search.Value())
 	}
 	var cmd tea.Cmd
 	m.search, cmd = m.search.Update(k)
 	return m, cmd
+}
+
+// searchFor runs a full-text search over questions and answers for q,
+// replacing any title filter.
+func (m *Model) searchFor(q string) (tea.Model, tea.Cmd) {
+	q = strings.TrimSpace(q)
+	m.search.Blur()
+	m.filter.Blur()
+	m.mode = modeList
+	if q == "" {
+		return m, nil
+	}
+	m.filter.SetValue("")
+	m.refilter()
+	m.status = "searching…"
+	ctx, src := m.ctx, m.src
+	return m, func() tea.Msg {
+		items, err := src.Search(ctx, q, 200)
+		return searchMsg{q, items, err}
+	}
+}
+
+// plural is "1 match", "2 matches".
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }
 
 // refilter recomputes the visible rows.
@@ -599,7 +623,7 @@ func (m *Model) header() string {
 	var info string
 	switch {
 	case m.results != nil:
-		info = fmt.Sprintf("search %q: %d", m.resultQuery, len(m.results))
+		info = fmt.Sprintf("search %q: %s", m.resultQuery, plural(len(m.results), "match", "matches"))
 	case m.loading && len(m.items) == 0:
 		info = "loading…"
 	case m.done && len(m.items) == 1:
@@ -610,7 +634,7 @@ func (m *Model) header() string {
 		info = fmt.Sprintf("%d+ entries", len(m.items))
 	}
 	if m.filter.Value() != "" {
-		info += fmt.Sprintf(" · %d match filter", len(m.visible))
+		info += " · filter: " + plural(len(m.visible), "match", "matches")
 	}
 	return ansi.Truncate(title+"  "+faint.Render(info), m.width, "…")
 }
@@ -626,7 +650,7 @@ func (m *Model) listLines(h int) []string {
 		case m.results != nil:
 			return []string{"No matches. esc: back"}
 		case m.filter.Value() != "":
-			return []string{"Nothing matches the filter."}
+			return []string{"No title matches; enter: search"}
 		}
 		return []string{"No history yet. Ask something: asky \"your question\""}
 	}
@@ -653,6 +677,9 @@ func row(it Item, width int, loc *time.Location) string {
 	if it.Snippet != "" && title == "" {
 		title = it.Snippet
 	}
+	if it.Incomplete() {
+		title = "[" + it.Status + "] " + title
+	}
 	s := fmt.Sprintf("%s %-7s %s", it.When.In(loc).Format("01-02"), tag, sanitize(title))
 	return pad(ansi.Truncate(s, width, "…"), width)
 }
@@ -678,12 +705,14 @@ func (m *Model) helpLine() string {
 	switch m.mode {
 	case modePager:
 		keys = [][2]string{{"↑↓", "scroll"}, {"r", "resume"}, {"c", "copy"}, {"y", "code"}, {"d", "delete"}, {"q/esc", "back"}}
-	case modeFilter, modeSearchInput:
-		keys = [][2]string{{"enter", "apply"}, {"esc", "cancel"}}
+	case modeFilter:
+		keys = [][2]string{{"enter", "keep filter"}, {"tab", "search all text"}, {"esc", "clear"}}
+	case modeSearchInput:
+		keys = [][2]string{{"enter", "search questions and answers"}, {"esc", "cancel"}}
 	case modeConfirm:
 		keys = [][2]string{{"y", "delete"}, {"any key", "cancel"}}
 	default:
-		keys = [][2]string{{"enter", "open"}, {"/", "search"}, {"f", "filter"}, {"r", "resume"}, {"c", "copy"}, {"y", "code"}, {"d", "delete"}, {"q", "quit"}}
+		keys = [][2]string{{"enter", "open"}, {"/", "filter"}, {"s", "search text"}, {"r", "resume"}, {"c", "copy"}, {"y", "code"}, {"d", "delete"}, {"q", "quit"}}
 	}
 	parts := make([]string, len(keys))
 	for i, k := range keys {

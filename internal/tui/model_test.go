@@ -43,6 +43,9 @@ func newFake(n int) *fakeSource {
 	topics := []string{"tcp vs udp", "go generics", "sourdough starter", "rust lifetimes"}
 	for i := 0; i < n; i++ {
 		it := Item{TurnID: int64(n - i), Title: fmt.Sprintf("question %d about %s", n-i, topics[(n-i)%4]), When: base.Add(-time.Duration(i+1) * time.Hour), Turns: 1}
+		if i == 1 {
+			it.Status = "interrupted"
+		}
 		f.all = append(f.all, it)
 		f.answers[it.Key()] = fmt.Sprintf("Answer %d.\n\n```sh\necho %d\n```\n", n-i, n-i)
 	}
@@ -159,7 +162,11 @@ func TestGoldenFirstScreen80x24(t *testing.T) {
 	tm, _ := start(t, newFake(40), 80, 24)
 	tm.Send(key("down"))
 	waitFor(t, tm, "Answer 40")
-	golden.RequireEqual(t, []byte(screen(t, tm)))
+	out := screen(t, tm)
+	if !strings.Contains(out, "#39     [interrupted] quest") {
+		t.Errorf("interrupted turn not marked:\n%s", out)
+	}
+	golden.RequireEqual(t, []byte(out))
 }
 
 func TestGoldenNarrowListOnly(t *testing.T) {
@@ -180,20 +187,46 @@ func TestGoldenNarrowListOnly(t *testing.T) {
 
 func TestGoldenFilterAndSearch(t *testing.T) {
 	t.Run("filter", func(t *testing.T) {
+		// `/` is the live filter, as in less-style pagers and bubbles.
 		tm, _ := start(t, newFake(40), 80, 24)
-		tm.Send(key("f"))
+		tm.Send(key("/"))
 		typeText(tm, "gnrcs")
-		waitFor(t, tm, "match filter")
+		waitFor(t, tm, "· filter: ")
 		golden.RequireEqual(t, []byte(screen(t, tm)))
 	})
 	t.Run("search", func(t *testing.T) {
+		// `s` searches the full text of questions and answers.
 		tm, _ := start(t, newFake(40), 80, 24)
-		tm.Send(key("/"))
+		tm.Send(key("s"))
 		typeText(tm, "sourdough")
 		tm.Send(key("enter"))
 		waitFor(t, tm, "matches for")
 		golden.RequireEqual(t, []byte(screen(t, tm)))
 	})
+}
+
+func TestFilterThenFullTextSearch(t *testing.T) {
+	// tab turns the filter text into a full-text search; one hit reads
+	// "1 match".
+	tm, _ := start(t, newFake(40), 80, 24)
+	tm.Send(key("/"))
+	waitFor(t, tm, "tab search all text")
+	typeText(tm, "question 38 about")
+	tm.Send(tea.KeyMsg{Type: tea.KeyTab})
+	waitFor(t, tm, `1 match for "question 38 about"`)
+	out := screen(t, tm)
+	if strings.Contains(out, "1 matches") {
+		t.Errorf("plural for one match:\n%s", out)
+	}
+
+	// enter on a filter that matches no title searches the full text.
+	tm, _ = start(t, newFake(40), 80, 24)
+	tm.Send(key("/"))
+	typeText(tm, "zzzz")
+	waitFor(t, tm, "No title matches; enter: search")
+	tm.Send(key("enter"))
+	waitFor(t, tm, `0 matches for "zzzz"`)
+	screen(t, tm)
 }
 
 func TestGoldenPagerAndBack(t *testing.T) {

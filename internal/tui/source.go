@@ -20,7 +20,14 @@ type Item struct {
 	Turns     int
 	// Snippet is the matching excerpt of a search hit.
 	Snippet string
+	// Status is "interrupted" or "error" for a turn (a session: its latest
+	// turn) that did not complete; "" or "complete" otherwise.
+	Status string
 }
+
+// Incomplete reports whether the row's turn (a session's latest) ended
+// interrupted or with an error.
+func (it Item) Incomplete() bool { return it.Status != "" && it.Status != "complete" }
 
 // Key identifies the item across pages and caches.
 func (it Item) Key() string {

@@ -58,9 +58,18 @@ func (e *Engine) Run(ctx context.Context, req Request, emit func(Event)) (*Resul
 	if req.Tools == nil || req.Lean {
 		req.Tools = tools.NewRegistry()
 	}
+	if c, ok := e.Store.(schemaChecker); ok {
+		// A damaged schema would lose the answer: say so before paying.
+		if err := c.CheckSchema(ctx); err != nil {
+			return nil, err
+		}
+	}
+	r := &run{e: e, req: &req, res: res, emit: emit, start: start}
+	r.begin(ctx)
 	if !req.Lean {
 		for _, p := range req.Preloaders {
 			if err := p.Preload(ctx, &req, emit); err != nil {
+				_ = r.persist(ctx, err)
 				return nil, err
 			}
 		}
@@ -68,23 +77,71 @@ func (e *Engine) Run(ctx context.Context, req Request, emit func(Event)) (*Resul
 	}
 	res.Sources = append(res.Sources, req.Sources...)
 
-	r := &run{e: e, req: &req, res: res, emit: emit, start: start}
+	r.prov = newProvenance(&req)
+	ctx = tools.WithProvenance(ctx, r.prov)
 	r.maxTurns = e.maxTurns(&req)
 	userMsg := r.userMessage()
 	r.msgs = append(append([]llm.Message{}, req.History...), userMsg)
+	r.userIdx = len(req.History)
 	r.stored = []store.Message{{Role: string(llm.RoleUser), Content: userMsg.Content}}
 
 	err := r.loop(ctx)
 	res.Elapsed = e.now().Sub(start)
 	res.Unverified = unverifiedCitations(res.Answer, res.Sources)
 	if perr := r.persist(ctx, err); perr != nil && err == nil {
-		err = fmt.Errorf("save turn: %w", perr)
+		err = &SaveError{Err: perr}
 	}
 	if err != nil {
 		return res, err
 	}
 	return res, nil
 }
+
+// turnBeginner is a Store that can save the question before the turn runs.
+type turnBeginner interface {
+	BeginTurn(ctx context.Context, t *store.Turn) (int64, error)
+}
+
+// begin saves the question as a pending turn before any model call, so a
+// kill -9 or a lost terminal leaves it in history. A failure here is not
+// fatal: the final save reports it, after the answer is shown.
+func (r *run) begin(ctx context.Context) {
+	b, ok := r.e.Store.(turnBeginner)
+	if !ok {
+		return
+	}
+	t := &store.Turn{SessionID: r.req.SessionID, CreatedAt: r.start, Query: r.req.Query, Input: r.req.Input, Model: r.res.Model}
+	if _, err := b.BeginTurn(ctx, t); err != nil {
+		r.emit(Event{Kind: EventDebug, Text: "could not save the question before asking: " + err.Error()})
+		return
+	}
+	r.turnID = t.ID
+}
+
+// turnFailer is a Store that can mark a pending turn as failed.
+type turnFailer interface {
+	FailTurn(ctx context.Context, id int64, msg string) error
+}
+
+// schemaChecker is a Store that can verify its schema before a turn.
+type schemaChecker interface {
+	CheckSchema(ctx context.Context) error
+}
+
+// SaveError means the turn ran to the end but could not be saved: the
+// Result returned with it is complete, and its answer should still reach
+// the user (it was paid for).
+type SaveError struct{ Err error }
+
+func (e *SaveError) Error() string {
+	msg := e.Err.Error()
+	if !strings.HasPrefix(msg, "save turn") {
+		msg = "save turn: " + msg
+	}
+	return msg + " (the answer above was not saved to history)"
+}
+
+func (e *SaveError) Unwrap() error { return e.Err }
 
 func (e *Engine) maxTurns(req *Request) int {
 	switch {
@@ -107,10 +164,40 @@ type run struct {
 	start    time.Time
 	maxTurns int
 	msgs     []llm.Message
-	stored   []store.Message
-	calls    []store.LLMCall
-	partial  strings.Builder
+	// userIdx is the position of this turn's question in msgs.
+	userIdx int
+	stored  []store.Message
+	calls   []store.LLMCall
+	partial strings.Builder
+	prov    *tools.Provenance
+	// turnID is the pending history row begin wrote (0 if none).
+	turnID int64
 }
+
+// newProvenance starts the turn's record of trusted URLs and untrusted
+// reads: the question, piped input and the user's earlier messages (not
+// the pages preloaded into them) are trusted; preloaded pages and
+// documents are already untrusted content.
+func newProvenance(req *Request) *tools.Provenance {
+	trusted := []string{req.Query, req.Input}
+	for _, m := range req.History {
+		if m.Role == llm.RoleUser {
+			typed, _, _ := strings.Cut(m.Content, preloadedHeader)
+			trusted = append(trusted, typed)
+		}
+	}
+	for _, s := range req.Sources {
+		trusted = append(trusted, s.URL)
+	}
+	p := tools.NewProvenance(tools.DefaultUntrustedFetches, trusted...)
+	if len(req.Context) > 0 {
+		p.Taint("preloaded sources")
+	}
+	return p
+}
+
+// preloadedHeader introduces the preloaded sources in the user message.
+const preloadedHeader = "\n\nPreloaded sources gathered before tool calls:\n"
 
 func (r *run) userMessage() llm.Message {
 	var b strings.Builder
@@ -119,8 +206,12 @@ func (r *run) userMessage() llm.Message {
 		b.WriteString("\n\n")
 		b.WriteString(r.req.Input)
 	}
+	if r.req.Recalled != "" && !r.req.Lean {
+		b.WriteString("\n\n")
+		b.WriteString(r.req.Recalled)
+	}
 	if len(r.req.Context) > 0 && !r.req.Lean {
-		b.WriteString("\n\nPreloaded sources gathered before tool calls:\n")
+		b.WriteString(preloadedHeader)
 		b.WriteString(strings.Join(r.req.Context, "\n\n"))
 		instr := r.req.ContextInstruction
 		if instr == "" {
@@ -248,6 +339,10 @@ func (r *run) call(ctx context.Context, system string, withTools bool, purpose s
 	if withTools {
 		req.Tools = r.req.Tools.Specs()
 	}
+	if st := r.fit(ctx, system, req.Tools); st.compacted+st.dropped+st.truncated > 0 {
+		r.emit(Event{Kind: EventDebug, Text: st.String()})
+		req.Messages = append([]llm.Message{{Role: llm.RoleSystem, Content: system}}, r.msgs...)
+	}
 	r.partial.Reset()
 	t0 := time.Now()
 	resp, err := r.req.Client.Chat(ctx, req, func(d llm.Delta) {
@@ -293,14 +388,24 @@ func (r *run) runTool(ctx context.Context, tc llm.ToolCall) llm.Message {
 	case !json.Valid([]byte(orEmptyObject(tc.Arguments))):
 		rec.Error = "arguments are not valid JSON: " + truncate(tc.Arguments, 200)
 	default:
-		out, err := safeRun(ctx, t, json.RawMessage(orEmptyObject(tc.Arguments)))
+		args := json.RawMessage(orEmptyObject(tc.Arguments))
+		if err := r.admit(t, args); err != nil {
+			rec.Error = err.Error()
+			break
+		}
+		out, err := safeRun(ctx, t, args)
 		if err != nil {
 			rec.Error = err.Error()
 		} else {
 			rec.OK = true
 			content = out.Content
 			r.addSources(out.Sources)
+			r.track(t, out)
 		}
+	}
+	for _, n := range r.prov.Drain() {
+		r.res.Notices = append(r.res.Notices, n)
+		r.emit(Event{Kind: EventNotice, Text: n})
 	}
 	rec.Elapsed = time.Since(t0)
 	if !rec.OK {
@@ -309,6 +414,35 @@ func (r *run) runTool(ctx context.Context, tc llm.ToolCall) llm.Message {
 	r.res.ToolCalls = append(r.res.ToolCalls, rec)
 	r.emit(Event{Kind: EventToolEnd, Tool: tc.Name, Summary: summary, OK: rec.OK, Err: rec.Error, Elapsed: rec.Elapsed})
 	return llm.Message{Role: llm.RoleTool, ToolCallID: tc.ID, Name: tc.Name, Content: frame(tc.Name, content)}
+}
+
+// admit checks the URLs a call would fetch against the turn's budget of
+// URLs no trusted source gave.
+func (r *run) admit(t *tools.Tool, args json.RawMessage) error {
+	if t.Fetches == nil {
+		return nil
+	}
+	for _, u := range t.Fetches(args) {
+		if err := r.prov.Admit(u); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// track records what a successful call brought in: trusted links (search
+// results) and whether the model has now read untrusted content.
+func (r *run) track(t *tools.Tool, out tools.Result) {
+	if t.TrustedLinks {
+		r.prov.Learn(out.Content)
+	}
+	if t.Untrusted {
+		src := t.Name
+		if len(out.Sources) > 0 && out.Sources[0].URL != "" {
+			src += " " + out.Sources[0].URL
+		}
+		r.prov.Taint(src)
+	}
 }
 
 func safeRun(ctx context.Context, t *tools.Tool, args json.RawMessage) (res tools.Result, err error) {
@@ -341,7 +475,7 @@ func (r *run) persist(ctx context.Context, runErr error) error {
 		return nil
 	}
 	t := &store.Turn{
-		SessionID: r.req.SessionID, CreatedAt: r.start, Query: r.req.Query, Input: r.req.Input, Answer: r.res.Answer,
+		ID: r.turnID, SessionID: r.req.SessionID, CreatedAt: r.start, Query: r.req.Query, Input: r.req.Input, Answer: r.res.Answer,
 		ElapsedMS: r.res.Elapsed.Milliseconds(), Messages: r.stored, Calls: r.calls, Status: store.StatusComplete,
 	}
 	if r.req.Model != nil {
@@ -363,6 +497,9 @@ func (r *run) persist(ctx context.Context, runErr error) error {
 	defer cancel()
 	id, err := r.e.Store.SaveTurn(sctx, t)
 	if err != nil {
+		if f, ok := r.e.Store.(turnFailer); ok && r.turnID != 0 {
+			_ = f.FailTurn(sctx, r.turnID, "the answer could not be saved: "+err.Error())
+		}
 		return err
 	}
 	r.res.HistoryID = id

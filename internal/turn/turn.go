@@ -63,6 +63,9 @@ type Request struct {
 	// SystemExtra sections are appended to the system prompt (memory,
 	// research guidance).
 	SystemExtra []string
+	// Recalled is the quoted block of recalled memories, sent in the user
+	// message as data, never in the system prompt.
+	Recalled string
 	// Context blocks are appended to the user message after the query
 	// ("Preloaded sources gathered before tool calls").
 	Context []string
@@ -74,6 +77,14 @@ type Request struct {
 	Preloaders []Preloader
 	// Notices are shown to the user (stderr) and returned in the Result.
 	Notices []string
+	// CompactTool shortens a long URL-keyed tool result (get_url_content,
+	// get_full_content) once the context nears the model's budget
+	// (asky-behavior.md §5.3 phase 1), returning false when it cannot;
+	// nil leaves only dropping and truncation.
+	CompactTool func(ctx context.Context, tool, content string) (string, bool)
+	// CompactionPct is the share of the model's context at which in-turn
+	// compaction starts (0 = 80).
+	CompactionPct int
 }
 
 // ToolCallRecord is a tool call made during the turn.
@@ -128,6 +139,8 @@ const (
 	// EventProgress: a transient progress update for the status line
 	// ("reading 12/340 files"); superseded by the next one, never logged.
 	EventProgress
+	// EventTrace: the exact material preloaded for the model (-vv).
+	EventTrace
 )
 
 // Event is one progress report. Fields are set according to Kind.

@@ -7,8 +7,11 @@ import (
 	"sync"
 	"time"
 
+	"github.com/muesli/termenv"
+
 	"github.com/askygo/asky/internal/config"
 	"github.com/askygo/asky/internal/iostreams"
+	"github.com/askygo/asky/internal/render"
 	"github.com/askygo/asky/internal/store"
 )
 
@@ -27,10 +30,47 @@ type Factory struct {
 
 	Config func() (*config.Config, error)
 	Store  func() (*store.Store, error)
+	// DarkBackground asks the terminal whether its background is dark
+	// (nil: assume dark). Only called for [general] markdown_style = auto
+	// when output is colored.
+	DarkBackground func() bool
+
 	// Verbosity is set by the root command's -v count.
 	Verbosity int
 
 	closers []func()
+
+	styleOnce sync.Once
+	style     string
+}
+
+// MarkdownStyle is the glamour style for rendered markdown, chosen once
+// per run from color, $GLAMOUR_STYLE, [general] markdown_style and the
+// terminal background (see render.ChooseStyle).
+func (f *Factory) MarkdownStyle() string {
+	f.styleOnce.Do(func() {
+		color := f.IO != nil && f.IO.ColorEnabled()
+		getenv := f.Getenv
+		if getenv == nil {
+			getenv = func(string) string { return "" }
+		}
+		configured := ""
+		if color && f.Config != nil {
+			if cfg, err := f.Config(); err == nil {
+				configured = cfg.General.MarkdownStyle
+			}
+		}
+		f.style = render.ChooseStyle(color, getenv, configured, f.DarkBackground)
+	})
+	return f.style
+}
+
+// WithIO returns a factory that shares f's config, store and clients but
+// writes to ios: the daemon runs a command for a chat into a buffer. The
+// copy owns nothing to close; f keeps the database.
+func (f *Factory) WithIO(ios *iostreams.IOStreams) *Factory {
+	return &Factory{IO: ios, Getenv: f.Getenv, Now: f.Now, Getppid: f.Getppid, HTTPClient: f.HTTPClient,
+		Probe: f.Probe, Config: f.Config, Store: f.Store, DarkBackground: f.DarkBackground, Verbosity: f.Verbosity}
 }
 
 // Close releases what the factory opened (the database).
@@ -48,6 +88,12 @@ func New(io *iostreams.IOStreams) *Factory {
 		return &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}
 	})
 	f.Config = sync.OnceValues(func() (*config.Config, error) { return config.Load(f.Getenv) })
+	f.DarkBackground = func() bool {
+		if !io.IsStdoutTTY() {
+			return true
+		}
+		return termenv.NewOutput(os.Stdout).HasDarkBackground()
+	}
 	f.Store = sync.OnceValues(func() (*store.Store, error) {
 		cfg, err := f.Config()
 		if err != nil {

@@ -15,17 +15,36 @@ import (
 	"github.com/askygo/asky/internal/iostreams"
 )
 
-// DaemonEditOptions edit the [daemon.http] table.
+// DaemonEditOptions edit the daemon's tables: [daemon.http], [xmpp] and
+// [daemon.telegram].
 type DaemonEditOptions struct {
 	IO     *iostreams.IOStreams
 	Config func() (*config.Config, error)
 	Getenv func(string) string
 
+	HTTPEnabled  bool
 	Listen       string
 	TokenEnv     string
 	TokenCmd     string
 	AllowedHosts []string
-	set          map[string]bool
+
+	XMPPEnabled     bool
+	XMPPJID         string
+	XMPPPasswordEnv string
+	XMPPPasswordCmd string
+	XMPPHost        string
+	XMPPPort        int
+	XMPPAllowedJIDs []string
+	XMPPCAFile      string
+
+	TelegramEnabled  bool
+	TelegramTokenEnv string
+	TelegramTokenCmd string
+	TelegramAPIURL   string
+	TelegramUsers    []int64
+	TelegramChats    []int64
+
+	set map[string]bool
 }
 
 // NewCmdDaemonEdit builds `config daemon edit`.
@@ -33,19 +52,26 @@ func NewCmdDaemonEdit(f *cmdutil.Factory, runF func(context.Context, *DaemonEdit
 	opts := &DaemonEditOptions{IO: f.IO, Config: f.Config, Getenv: f.Getenv}
 	cmd := &cobra.Command{
 		Use:   "edit",
-		Short: "Edit the daemon's HTTP API settings",
+		Short: "Edit the daemon's transports: HTTP API, XMPP, Telegram",
 		Long: heredoc.Doc(`
-			Edit [daemon.http]: where the HTTP API listens, where its bearer token
-			comes from, and which extra Host names it accepts. With no flags on a
-			terminal, each value is asked for; in scripts pass the flags.
+			Edit the daemon's settings. [daemon.http]: whether the HTTP API runs,
+			where it listens, where its bearer token comes from, and which extra
+			Host names it accepts. [xmpp] (the original's xmpp.toml): the bot's
+			account, server and allowed JIDs. [daemon.telegram]: the bot token's
+			source and the allowed user and chat ids. With no flags on a terminal,
+			the HTTP values are asked for; in scripts pass the flags.
 
-			A listen address other than loopback requires a token; the daemon
-			refuses to start without one.
+			Secrets are never written: name an environment variable (*-env) or a
+			command printing them (*-cmd). A listen address other than loopback
+			requires a token; the daemon refuses to start without one.
 		`),
 		Example: heredoc.Doc(`
 			$ asky config daemon edit
 			$ asky config daemon edit --listen 127.0.0.1:9000 --token-env ASKY_DAEMON_TOKEN
 			$ asky config daemon edit --token-cmd "pass show asky/daemon" --allowed-host asky.lan
+			$ asky config daemon edit --xmpp-enabled --xmpp-jid bot@example.org --xmpp-allowed-jid me@example.org
+			$ asky config daemon edit --telegram-enabled --telegram-token-env TG_TOKEN --telegram-allowed-user 12345
+			$ asky config daemon edit --http-enabled=false
 		`),
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
@@ -62,6 +88,21 @@ func NewCmdDaemonEdit(f *cmdutil.Factory, runF func(context.Context, *DaemonEdit
 	fl.StringVar(&opts.TokenEnv, "token-env", "", "environment `variable` holding the bearer token")
 	fl.StringVar(&opts.TokenCmd, "token-cmd", "", "shell `command` printing the bearer token (wins over --token-env)")
 	fl.StringArrayVar(&opts.AllowedHosts, "allowed-host", nil, "extra Host header `name` to accept (repeatable)")
+	fl.BoolVar(&opts.HTTPEnabled, "http-enabled", true, "serve the HTTP API")
+	fl.BoolVar(&opts.XMPPEnabled, "xmpp-enabled", false, "log in to XMPP")
+	fl.StringVar(&opts.XMPPJID, "xmpp-jid", "", "the bot's `jid` (user@domain)")
+	fl.StringVar(&opts.XMPPPasswordEnv, "xmpp-password-env", "", "environment `variable` holding the XMPP password")
+	fl.StringVar(&opts.XMPPPasswordCmd, "xmpp-password-cmd", "", "shell `command` printing the XMPP password")
+	fl.StringVar(&opts.XMPPHost, "xmpp-host", "", "XMPP server `host` (default: the JID's domain)")
+	fl.IntVar(&opts.XMPPPort, "xmpp-port", 5222, "XMPP server `port`")
+	fl.StringArrayVar(&opts.XMPPAllowedJIDs, "xmpp-allowed-jid", nil, "`jid` allowed to chat (bare = any resource; repeatable)")
+	fl.StringVar(&opts.XMPPCAFile, "xmpp-ca-file", "", "PEM `file` the server certificate must chain to")
+	fl.BoolVar(&opts.TelegramEnabled, "telegram-enabled", false, "serve a Telegram bot")
+	fl.StringVar(&opts.TelegramTokenEnv, "telegram-token-env", "", "environment `variable` holding the bot token")
+	fl.StringVar(&opts.TelegramTokenCmd, "telegram-token-cmd", "", "shell `command` printing the bot token")
+	fl.StringVar(&opts.TelegramAPIURL, "telegram-api-url", "", "Bot API `url` (default https://api.telegram.org)")
+	fl.Int64SliceVar(&opts.TelegramUsers, "telegram-allowed-user", nil, "Telegram user `id` allowed to chat (repeatable)")
+	fl.Int64SliceVar(&opts.TelegramChats, "telegram-allowed-chat", nil, "Telegram chat `id` allowed (repeatable)")
 	return cmd
 }
 
@@ -76,7 +117,7 @@ func daemonEditRun(ctx context.Context, opts *DaemonEditOptions) error {
 	}
 	if len(opts.set) == 0 {
 		if !opts.IO.CanPrompt() {
-			return cmdutil.UsageError("pass --listen, --token-env, --token-cmd or --allowed-host (see --help)", "nothing to change")
+			return cmdutil.UsageError("pass --listen, --token-env, --xmpp-jid, --telegram-enabled … (see --help)", "nothing to change")
 		}
 		p := newPrompter(ctx, opts.IO)
 		if opts.Listen, err = p.ask("Listen address", cur.HTTP.Listen); err != nil {
@@ -93,19 +134,31 @@ func daemonEditRun(ctx context.Context, opts *DaemonEditOptions) error {
 		opts.set = map[string]bool{"listen": true, "token-env": true, "allowed-host": true}
 	}
 	var changes []config.Change
-	add := func(flag, key string, v any) {
+	set := func(flag, key string, v any) {
 		if opts.set[flag] {
-			changes = append(changes, config.Change{Key: "daemon.http." + key, Value: v})
+			changes = append(changes, config.Change{Key: key, Value: v})
 		}
 	}
+	add := func(flag, key string, v any) { set(flag, "daemon.http."+key, v) }
 	add("listen", "listen", opts.Listen)
 	add("token-env", "token_env", opts.TokenEnv)
 	add("token-cmd", "token_cmd", opts.TokenCmd)
-	hosts := make([]any, 0, len(opts.AllowedHosts))
-	for _, h := range opts.AllowedHosts {
-		hosts = append(hosts, h)
-	}
-	add("allowed-host", "allowed_hosts", hosts)
+	add("allowed-host", "allowed_hosts", anyList(opts.AllowedHosts))
+	add("http-enabled", "enabled", opts.HTTPEnabled)
+	set("xmpp-enabled", "xmpp.enabled", opts.XMPPEnabled)
+	set("xmpp-jid", "xmpp.jid", opts.XMPPJID)
+	set("xmpp-password-env", "xmpp.password_env", opts.XMPPPasswordEnv)
+	set("xmpp-password-cmd", "xmpp.password_cmd", opts.XMPPPasswordCmd)
+	set("xmpp-host", "xmpp.host", opts.XMPPHost)
+	set("xmpp-port", "xmpp.port", int64(opts.XMPPPort))
+	set("xmpp-allowed-jid", "xmpp.allowed_jids", anyList(opts.XMPPAllowedJIDs))
+	set("xmpp-ca-file", "xmpp.ca_file", opts.XMPPCAFile)
+	set("telegram-enabled", "daemon.telegram.enabled", opts.TelegramEnabled)
+	set("telegram-token-env", "daemon.telegram.token_env", opts.TelegramTokenEnv)
+	set("telegram-token-cmd", "daemon.telegram.token_cmd", opts.TelegramTokenCmd)
+	set("telegram-api-url", "daemon.telegram.api_url", opts.TelegramAPIURL)
+	set("telegram-allowed-user", "daemon.telegram.allowed_users", anyList(opts.TelegramUsers))
+	set("telegram-allowed-chat", "daemon.telegram.allowed_chats", anyList(opts.TelegramChats))
 	written, err := config.Apply(opts.Getenv, changes...)
 	if err != nil {
 		return err
@@ -118,7 +171,7 @@ func daemonEditRun(ctx context.Context, opts *DaemonEditOptions) error {
 			return err
 		}
 	}
-	fmt.Fprintf(opts.IO.ErrOut, "✓ Updated [daemon.http] in %s; restart the daemon (`asky daemon stop && asky daemon start`) to apply\n", files(written))
+	fmt.Fprintf(opts.IO.ErrOut, "✓ Updated the daemon settings in %s; restart the daemon (`asky daemon stop && asky daemon start`) to apply\n", files(written))
 	return nil
 }
 
@@ -128,6 +181,14 @@ func splitList(s string) []string {
 		if p = strings.TrimSpace(p); p != "" {
 			out = append(out, p)
 		}
+	}
+	return out
+}
+
+func anyList[T any](xs []T) []any {
+	out := make([]any, 0, len(xs))
+	for _, x := range xs {
+		out = append(out, x)
 	}
 	return out
 }

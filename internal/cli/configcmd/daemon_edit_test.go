@@ -43,3 +43,19 @@ func TestDaemonEditInteractive(t *testing.T) {
 		}
 	}
 }
+
+func TestDaemonEditTransports(t *testing.T) {
+	e := newEnv(t, nil)
+	if err := e.run("daemon", "edit", "--http-enabled=false", "--xmpp-enabled", "--xmpp-jid", "bot@example.org",
+		"--xmpp-allowed-jid", "me@example.org", "--xmpp-port", "5223", "--telegram-enabled", "--telegram-token-env", "TG",
+		"--telegram-allowed-user", "42", "--telegram-allowed-chat", "-100"); err != nil {
+		t.Fatalf("%v\n%s", err, e.errOut)
+	}
+	got := e.read(t, "config.toml")
+	for _, want := range []string{"[daemon.http]", "enabled = false", "[xmpp]", `jid = "bot@example.org"`, `"me@example.org"`, "port = 5223",
+		"[daemon.telegram]", `token_env = "TG"`, "allowed_users = [42]", "allowed_chats = [-100]"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("config.toml lacks %q:\n%s", want, got)
+		}
+	}
+}

@@ -102,6 +102,8 @@ func doctorRun(ctx context.Context, opts *DoctorOptions) error {
 		checkModel(ctx, rep, opts, cfg)
 		checkDatabase(ctx, rep, opts, cfg)
 		checkSearch(rep, opts, cfg)
+		checkCustomTools(rep, opts, cfg)
+		checkDeliveryConfig(rep, opts, cfg)
 	}
 	rep.OK = !slices.ContainsFunc(rep.Checks, func(c check) bool { return c.Status == statusFail })
 	if opts.JSON {

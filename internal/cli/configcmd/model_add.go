@@ -38,7 +38,11 @@ func NewCmdModelAdd(f *cmdutil.Factory, runF func(context.Context, *ModelAddOpti
 			reachable its model list is offered. In scripts pass everything as
 			flags: --alias, --id and either --api naming a configured or
 			built-in endpoint (openai, anthropic, openrouter, gemini, ollama,
-			lmstudio) or --base-url for a new one.
+			lmstudio) or --base-url for a new one. --api openai --base-url URL
+			means "the openai wire format at URL": it creates a new endpoint
+			named after the alias and leaves [api.openai] (and every model
+			using it) alone; its key is not sent to the new server (pass
+			--key-env or --key-cmd if it needs one).
 
 			The file is edited in place (comments kept) and written atomically.
 		`),
@@ -109,6 +113,7 @@ func modelAddRun(ctx context.Context, opts *ModelAddOptions) error {
 	if err := refuseDuplicate(cfg, m.Alias); err != nil {
 		return err
 	}
+	kept := forkEndpoint(cfg, m)
 	if _, ok := cfg.APIFor(m.API); !ok && m.BaseURL == "" {
 		return cmdutil.UsageError("pass --base-url to create it, or use one of: "+strings.Join(apiNames(cfg), ", "), "api %q is not defined", m.API)
 	}
@@ -125,6 +130,9 @@ func modelAddRun(ctx context.Context, opts *ModelAddOptions) error {
 		def = ", now the default"
 	}
 	fmt.Fprintf(opts.IO.ErrOut, "✓ Added model %s (%s via %s%s) to %s\n", m.Alias, m.ID, m.API, def, files(written))
+	if kept != "" {
+		fmt.Fprintf(opts.IO.ErrOut, "  new endpoint [api.%s] at %s; [api.%s] is unchanged\n", m.API, m.BaseURL, kept)
+	}
 	if after, err := config.Load(opts.Getenv); err == nil {
 		if a, ok := after.APIFor(m.API); ok && a.APIKeyEnv != "" && a.APIKey == "" && a.APIKeyCmd == "" && opts.Getenv(a.APIKeyEnv) == "" {
 			fmt.Fprintf(opts.IO.ErrOut, "warning: %s is not set in this environment; export it before asking\n", a.APIKeyEnv)
@@ -132,6 +140,43 @@ func modelAddRun(ctx context.Context, opts *ModelAddOptions) error {
 	}
 	fmt.Fprintf(opts.IO.ErrOut, "  check it with `asky config doctor`; use it with `asky -m %s …`\n", m.Alias)
 	return nil
+}
+
+// forkEndpoint keeps `model add` from repointing an endpoint other models
+// use: --base-url with an --api that already exists (configured or built
+// in) at another URL creates a new [api.NAME] of the same wire format
+// instead. The existing endpoint's key is not carried over, since the key
+// of one server must not be sent to another: a local server needs none,
+// and --key-env / --key-cmd name one. It returns the name left unchanged,
+// or "" when nothing was forked.
+func forkEndpoint(cfg *config.Config, m *modelFlags) string {
+	a, ok := cfg.APIFor(m.API)
+	if m.BaseURL == "" || !ok || strings.TrimRight(a.BaseURL, "/") == strings.TrimRight(m.BaseURL, "/") {
+		return ""
+	}
+	kept := m.API
+	if m.Type == "" {
+		m.Type = a.Type
+	}
+	m.API = freshAPIName(cfg, m.Alias)
+	return kept
+}
+
+// freshAPIName is name, or name-api, name-api-2, … : the first one that is
+// neither configured nor built in.
+func freshAPIName(cfg *config.Config, name string) string {
+	for i := 0; ; i++ {
+		n := name
+		switch {
+		case i == 1:
+			n = name + "-api"
+		case i > 1:
+			n = fmt.Sprintf("%s-api-%d", name, i)
+		}
+		if _, ok := cfg.APIFor(n); !ok {
+			return n
+		}
+	}
 }
 
 func refuseDuplicate(cfg *config.Config, alias string) error {

@@ -54,6 +54,39 @@ func TestModelAddFlags(t *testing.T) {
 	}
 }
 
+func TestModelAddBaseURLNeverRepointsAnEndpoint(t *testing.T) {
+	e := newEnv(t, map[string]string{"config.toml": "[models.gpt]\napi = \"openai\"\nid = \"gpt-4o\"\n"})
+	if err := e.run("model", "add", "--alias", "local", "--api", "openai", "--base-url", "http://127.0.0.1:8080/v1", "--id", "qwen"); err != nil {
+		t.Fatal(err)
+	}
+	wantContains(t, "stderr", e.errOut.String(), "new endpoint [api.local] at http://127.0.0.1:8080/v1; [api.openai] is unchanged")
+	if strings.Contains(e.errOut.String(), "OPENAI_API_KEY") {
+		t.Errorf("a local server needs no OpenAI key:\n%s", e.errOut)
+	}
+	cfg := e.cfg(t)
+	if _, ok := cfg.API["openai"]; ok {
+		t.Errorf("[api.openai] written: %+v", cfg.API["openai"])
+	}
+	if a := cfg.API["local"]; a.BaseURL != "http://127.0.0.1:8080/v1" || a.Type != "openai" || a.APIKeyEnv != "" {
+		t.Errorf("api.local = %+v", a)
+	}
+	r, err := cfg.ResolveModel(context.Background(), "local", config.Env{Getenv: func(string) string { return "" }})
+	if err != nil || r.BaseURL != "http://127.0.0.1:8080/v1" || r.APIName != "local" {
+		t.Fatalf("resolve local: %+v %v", r, err)
+	}
+	if r, _ := cfg.ResolveModel(context.Background(), "gpt", config.Env{Getenv: func(string) string { return "k" }}); r == nil || r.BaseURL != "https://api.openai.com/v1" {
+		t.Errorf("gpt now at %+v", r)
+	}
+	// The alias already names an endpoint: the new one gets another name;
+	// the wire format follows --api.
+	if err := e.run("model", "add", "--alias", "ollama", "--api", "anthropic", "--base-url", "http://127.0.0.1:9999/v1", "--id", "x"); err != nil {
+		t.Fatal(err)
+	}
+	if a := e.cfg(t).API["ollama-api"]; a.BaseURL != "http://127.0.0.1:9999/v1" || a.Type != "anthropic" {
+		t.Errorf("api.ollama-api = %+v", a)
+	}
+}
+
 func TestModelAddKeepsComments(t *testing.T) {
 	src := "# hand-written\n[general]\nmax_turns = 5 # short\n\n[models.a]\napi = \"openai\"\nid = \"x\"\n"
 	e := newEnv(t, map[string]string{"config.toml": src})

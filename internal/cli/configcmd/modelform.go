@@ -40,7 +40,7 @@ func (m *modelFlags) register(cmd *cobra.Command) {
 	fl.StringVar(&m.Alias, "alias", "", "short `name` used with -m")
 	fl.StringVar(&m.API, "api", "", "[api.NAME] endpoint `name` (openai, anthropic, openrouter, gemini, ollama and lmstudio are built in)")
 	fl.StringVar(&m.Type, "type", "", "wire format of a new endpoint: openai or anthropic")
-	fl.StringVar(&m.BaseURL, "base-url", "", "API root `url` (e.g. http://127.0.0.1:11434/v1); creates or updates [api.NAME]")
+	fl.StringVar(&m.BaseURL, "base-url", "", "API root `url` (e.g. http://127.0.0.1:11434/v1); add makes a new [api.NAME] rather than repoint one in use, edit updates it")
 	fl.StringVar(&m.ID, "id", "", "model `id` the server knows (e.g. gpt-4o-mini)")
 	fl.IntVar(&m.ContextSize, "context-size", 0, "context window in `tokens`")
 	fl.StringVar(&m.KeyEnv, "key-env", "", "environment `variable` holding the endpoint's API key")

@@ -327,3 +327,66 @@ func TestProgressBar(t *testing.T) {
 		t.Fatal("not cleared")
 	}
 }
+
+// A document whose title and file name carry OSC 52 (clipboard write) and
+// row-forging newlines must reach the terminal inert in list, query and
+// sections.
+func TestAttackOSC52InTitleAndFileName(t *testing.T) {
+	e := newEnv(t, "")
+	dir := t.TempDir()
+	name := filepath.Join(dir, "notes\x1b]52;c;ZXZpbA==\x07.md")
+	writeFile(t, name, "# Pager \x1b]52;c;Y3VybCBldmlsIHwgc2g=\x07 journal\n\n## Rollback \x1b[2J section\n\nThe pager rolls back \x1b]0;pwned\x07 the journal.\n")
+	if err := e.run(t, "ingest", name); err != nil {
+		t.Fatalf("ingest: %v\n%s", err, e.out.String())
+	}
+	for _, args := range [][]string{{"list"}, {"query", "pager journal rollback"}, {"sections", "corpus://cache/1"}} {
+		if err := e.run(t, args...); err != nil {
+			t.Fatalf("%v: %v", args, err)
+		}
+		if out := e.out.String() + e.err.String(); strings.ContainsAny(out, "\x1b\x07") || !strings.Contains(out, "Pager") {
+			t.Errorf("%v printed a raw escape sequence:\n%q", args, out)
+		}
+	}
+}
+
+// Re-ingesting a directory drops the documents whose files were deleted
+// from it, and says how many; other documents stay.
+func TestReingestRemovesDeletedFiles(t *testing.T) {
+	e := newEnv(t, "")
+	dir, other := t.TempDir(), t.TempDir()
+	writeFile(t, filepath.Join(dir, "keep.md"), "# Keep\n\nThe pager keeps pages.\n")
+	writeFile(t, filepath.Join(dir, "sub", "gone.md"), "# Gone\n\nThe journal is gone.\n")
+	writeFile(t, filepath.Join(other, "gone.md"), "# Elsewhere\n\nNot under the directory.\n")
+	if err := e.run(t, "ingest", dir, filepath.Join(other, "gone.md")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(filepath.Join(dir, "sub", "gone.md")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(filepath.Join(other, "gone.md")); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.run(t, "ingest", dir); err != nil {
+		t.Fatal(err)
+	}
+	if out := e.out.String(); !strings.Contains(out, "removed 1 document whose files were deleted") || !strings.Contains(out, filepath.Join("sub", "gone.md")) {
+		t.Fatalf("output:\n%s", out)
+	}
+	if err := e.run(t, "list", "--json"); err != nil {
+		t.Fatal(err)
+	}
+	var got struct{ Sources []struct{ Path string } }
+	if err := json.Unmarshal([]byte(e.out.String()), &got); err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Sources) != 2 {
+		t.Fatalf("sources %+v: want keep.md and the file outside the directory", got.Sources)
+	}
+	// The last file deleted too: re-ingesting the now-empty directory prunes.
+	if err := os.Remove(filepath.Join(dir, "keep.md")); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.run(t, "ingest", dir); err != nil || !strings.Contains(e.out.String(), "removed 1 document") {
+		t.Fatalf("%v\n%s", err, e.out.String())
+	}
+}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/askygo/asky/internal/cli/cmdutil"
 	"github.com/askygo/asky/internal/iostreams"
+	"github.com/askygo/asky/internal/render"
 	"github.com/askygo/asky/internal/research"
 )
 
@@ -102,10 +103,10 @@ func evalRun(ctx context.Context, opts *EvalOptions) error {
 		return cmdutil.WriteJSON(opts.IO.Out, map[string]any{"files": reports, "pooled": map[string]any{"k": opts.TopK, "queries": pooled.Queries, "hits": pooled.Hits, "recall": pooled.Recall, "mrr": pooled.MRR}})
 	}
 	for _, r := range reports {
-		fmt.Fprintf(opts.IO.Out, "%s: recall@%d %.3f (%d/%d)  MRR %.3f\n", r.File, opts.TopK, r.Recall, r.Hits, r.Queries, r.MRR)
+		fmt.Fprintf(opts.IO.Out, "%s: recall@%d %.3f (%d/%d)  MRR %.3f\n", render.SanitizeLine(r.File), opts.TopK, r.Recall, r.Hits, r.Queries, r.MRR)
 		for _, q := range r.Results {
 			if q.Rank == 0 {
-				fmt.Fprintf(opts.IO.Out, "  miss: %s  (top: %s)\n", q.Query, q.Top)
+				fmt.Fprintf(opts.IO.Out, "  miss: %s  (top: %s)\n", render.SanitizeLine(q.Query), render.SanitizeLine(q.Top))
 			}
 		}
 	}

@@ -3,6 +3,7 @@ package corpus
 import (
 	"context"
 	"fmt"
+	"os"
 	"strings"
 	"time"
 
@@ -11,7 +12,9 @@ import (
 
 	"github.com/askygo/asky/internal/cli/cmdutil"
 	"github.com/askygo/asky/internal/iostreams"
+	"github.com/askygo/asky/internal/render"
 	"github.com/askygo/asky/internal/research"
+	"github.com/askygo/asky/internal/store"
 )
 
 // IngestOptions are the flags of `corpus ingest`.
@@ -39,13 +42,22 @@ func NewCmdIngest(f *cmdutil.Factory, runF func(context.Context, *IngestOptions)
 			files) is left out; a file you name explicitly is never left out.
 
 			Unchanged files (same content hash) are skipped and changed ones are
-			re-chunked, so re-running resumes an interrupted ingest. Each
+			re-chunked, so re-running resumes an interrupted ingest. Re-ingesting
+			a directory also removes the documents whose files were deleted
+			from it (and says how many). Each
 			document is written in one transaction.
 
-			Files that cannot be read (corrupt, encrypted, binary, not UTF-8, too
-			large) are skipped with a reason; the rest continue. The exit code is
-			0 when every file was ingested or unchanged, and 1 when some failed
-			(the summary lists them).
+			Text in UTF-8, UTF-16 (with a byte-order mark) or Latin-1 is read.
+			Inside a directory, a symlink that leads outside that directory is
+			skipped (a cloned repository must not make asky read ~/.ssh); name
+			the file explicitly to ingest it anyway.
+
+			Files that cannot be read (corrupt, encrypted, binary, unreadable,
+			too large) are skipped with a reason; the rest continue. The exit
+			code is 0 when every file was ingested or unchanged, and 1 when some
+			failed (the summary lists them). A file that failed before and has
+			not changed since counts as "unchanged (failed before)", not as a
+			new failure (-v lists them); it is still retried every run.
 		`),
 		Example: heredoc.Doc(`
 			$ asky corpus ingest ~/papers ./notes
@@ -73,6 +85,13 @@ func ingestRun(ctx context.Context, opts *IngestOptions) error {
 		Allowed: cfg.Research.AllowedIngestionExtensions}
 	targets, failed := in.Collect(opts.Paths)
 	if len(targets) == 0 && len(failed) == 0 {
+		// Every file of a re-ingested directory was deleted: prune only.
+		if pruned, err := in.PruneDeleted(ctx, walkedDirs(opts.Paths)); err != nil || len(pruned) > 0 {
+			if err == nil {
+				fmt.Fprintf(opts.IO.Out, "removed %d %s whose files were deleted\n", len(pruned), plural(len(pruned), "document", "documents"))
+			}
+			return err
+		}
 		return cmdutil.Errorf(fmt.Sprintf("supported: %s (and extensionless text files); hidden, vendor and .gitignored files are skipped", strings.Join(research.SupportedExtensions(), " ")),
 			"no documents found in %s", strings.Join(opts.Paths, ", "))
 	}
@@ -97,9 +116,22 @@ func ingestRun(ctx context.Context, opts *IngestOptions) error {
 	if err != nil && ctx.Err() == nil {
 		return err
 	}
+	var pruned []store.CorpusSource
+	if ctx.Err() == nil {
+		if err := in.SettleFailures(ctx, results); err != nil {
+			return err
+		}
+		pruned, err = in.PruneDeleted(ctx, walkedDirs(opts.Paths))
+		if bar != nil {
+			bar.clear() // pruning may have redrawn it rebuilding the vector snapshot
+		}
+		if err != nil {
+			return err
+		}
+	}
 	var ingested, unchanged, chunks int
 	var bytes int64
-	var fails []research.FileResult
+	var fails, before, skips []research.FileResult
 	for _, r := range results {
 		switch r.Status {
 		case research.StatusIngested:
@@ -108,19 +140,48 @@ func ingestRun(ctx context.Context, opts *IngestOptions) error {
 			bytes += r.Bytes
 		case research.StatusUnchanged:
 			unchanged++
+		case research.StatusFailedBefore:
+			unchanged++
+			before = append(before, r)
+		case research.StatusSkipped:
+			skips = append(skips, r)
 		default:
 			fails = append(fails, r)
 		}
 	}
 	if opts.JSON {
-		if err := cmdutil.WriteJSON(opts.IO.Out, map[string]any{"results": results, "ingested": ingested, "unchanged": unchanged, "failed": len(fails), "chunks": chunks}); err != nil {
+		if err := cmdutil.WriteJSON(opts.IO.Out, map[string]any{"results": results, "ingested": ingested, "unchanged": unchanged,
+			"failed_before": len(before), "failed": len(fails), "skipped": len(skips), "removed": len(pruned), "chunks": chunks}); err != nil {
 			return err
 		}
 	} else {
-		fmt.Fprintf(opts.IO.Out, "ingested %d, unchanged %d, failed %d (%d chunks, %.1f MB in %s)\n",
-			ingested, unchanged, len(fails), chunks, float64(bytes)/1e6, time.Since(start).Round(10*time.Millisecond))
+		failedBefore, skipped := "", ""
+		if len(before) > 0 {
+			failedBefore = fmt.Sprintf(" (%d failed before)", len(before))
+		}
+		if len(skips) > 0 {
+			skipped = fmt.Sprintf(", skipped %d", len(skips))
+		}
+		fmt.Fprintf(opts.IO.Out, "ingested %d, unchanged %d%s, failed %d%s (%d chunks, %.1f MB in %s)\n",
+			ingested, unchanged, failedBefore, len(fails), skipped, chunks, float64(bytes)/1e6, time.Since(start).Round(10*time.Millisecond))
 		for _, r := range fails {
-			fmt.Fprintf(opts.IO.Out, "  failed  %s: %s\n", r.Path, r.Reason)
+			fmt.Fprintf(opts.IO.Out, "  failed  %s: %s\n", render.SanitizeLine(r.Path), render.SanitizeLine(r.Reason))
+		}
+		for _, r := range skips {
+			fmt.Fprintf(opts.IO.Out, "  skipped %s: %s\n", render.SanitizeLine(r.Path), render.SanitizeLine(r.Reason))
+		}
+		if len(pruned) > 0 {
+			fmt.Fprintf(opts.IO.Out, "removed %d %s whose files were deleted:\n", len(pruned), plural(len(pruned), "document", "documents"))
+			for _, s := range pruned {
+				fmt.Fprintf(opts.IO.Out, "  removed %s\n", render.SanitizeLine(s.Path))
+			}
+		}
+		if opts.Factory.Verbosity > 0 {
+			for _, r := range before {
+				fmt.Fprintf(opts.IO.Out, "  unchanged (failed before)  %s: %s\n", render.SanitizeLine(r.Path), render.SanitizeLine(r.Reason))
+			}
+		} else if len(before) > 0 && len(fails) == 0 {
+			fmt.Fprintf(opts.IO.ErrOut, "note: %d files that failed before are unchanged; `asky corpus ingest -v …` lists them\n", len(before))
 		}
 		if ix.Missing > 0 {
 			fmt.Fprintf(opts.IO.ErrOut, "note: %d chunks have no vectors for the current embedder; run `asky corpus reindex`\n", ix.Missing)
@@ -138,6 +199,25 @@ func ingestRun(ctx context.Context, opts *IngestOptions) error {
 			Hint: "the files listed above were skipped; fix or remove them and run the command again"}
 	}
 	return nil
+}
+
+// walkedDirs are the arguments that name directories: re-ingesting one
+// also drops the documents whose files were deleted from it.
+func walkedDirs(paths []string) []string {
+	var dirs []string
+	for _, p := range paths {
+		if fi, err := os.Stat(p); err == nil && fi.IsDir() {
+			dirs = append(dirs, p)
+		}
+	}
+	return dirs
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
 
 // progressBar draws files, MB, chunks and ETA on one stderr line.

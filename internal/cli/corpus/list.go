@@ -10,6 +10,7 @@ import (
 
 	"github.com/askygo/asky/internal/cli/cmdutil"
 	"github.com/askygo/asky/internal/iostreams"
+	"github.com/askygo/asky/internal/render"
 	"github.com/askygo/asky/internal/research"
 )
 
@@ -83,7 +84,7 @@ func listRun(ctx context.Context, opts *ListOptions) error {
 	tw := tabwriter.NewWriter(opts.IO.Out, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tFORMAT\tCHUNKS\tSIZE\tTITLE\tPATH")
 	for _, s := range out {
-		fmt.Fprintf(tw, "%d\t%s\t%d\t%s\t%s\t%s\n", s.ID, s.Format, s.Chunks, humanBytes(s.Bytes), clip(s.Title, 40), s.Path)
+		fmt.Fprintf(tw, "%d\t%s\t%d\t%s\t%s\t%s\n", s.ID, s.Format, s.Chunks, humanBytes(s.Bytes), clip(s.Title, 40), render.SanitizeLine(s.Path))
 	}
 	return tw.Flush()
 }
@@ -98,7 +99,10 @@ func humanBytes(n int64) string {
 	return fmt.Sprintf("%d B", n)
 }
 
+// clip makes untrusted text (a title, chunk text) safe for one line and
+// cuts it to n runes.
 func clip(s string, n int) string {
+	s = render.SanitizeLine(s)
 	r := []rune(s)
 	if len(r) <= n {
 		return s

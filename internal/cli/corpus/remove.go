@@ -9,6 +9,7 @@ import (
 
 	"github.com/askygo/asky/internal/cli/cmdutil"
 	"github.com/askygo/asky/internal/iostreams"
+	"github.com/askygo/asky/internal/render"
 	"github.com/askygo/asky/internal/research"
 )
 
@@ -60,7 +61,7 @@ func removeRun(ctx context.Context, opts *RemoveOptions) error {
 		if err := st.DeleteCorpusSource(ctx, src.ID); err != nil {
 			return err
 		}
-		fmt.Fprintf(opts.IO.Out, "removed %d %s (%d chunks)\n", src.ID, src.Path, src.ChunkCount)
+		fmt.Fprintf(opts.IO.Out, "removed %d %s (%d chunks)\n", src.ID, render.SanitizeLine(src.Path), src.ChunkCount)
 	}
 	return nil
 }

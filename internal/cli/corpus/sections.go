@@ -10,6 +10,7 @@ import (
 
 	"github.com/askygo/asky/internal/cli/cmdutil"
 	"github.com/askygo/asky/internal/iostreams"
+	"github.com/askygo/asky/internal/render"
 	"github.com/askygo/asky/internal/research"
 )
 
@@ -74,14 +75,14 @@ func sectionsRun(ctx context.Context, opts *SectionsOptions) error {
 	if opts.JSON {
 		return cmdutil.WriteJSON(opts.IO.Out, map[string]any{"source": research.Handle(src.ID), "title": src.Title, "sections": rows})
 	}
-	fmt.Fprintf(opts.IO.Out, "%s  %s\n", research.Handle(src.ID), src.Title)
+	fmt.Fprintf(opts.IO.Out, "%s  %s\n", research.Handle(src.ID), render.SanitizeLine(src.Title))
 	for _, r := range rows {
 		title := r.Title
 		if title == "" {
 			title = "(before the first heading)"
 		}
 		indent := strings.Repeat("  ", max(r.Level-1, 0))
-		fmt.Fprintf(opts.IO.Out, "  %s%s  [%s, %d chars]\n", indent, title, r.ID, r.Chars)
+		fmt.Fprintf(opts.IO.Out, "  %s%s  [%s, %d chars]\n", indent, render.SanitizeLine(title), render.SanitizeLine(r.ID), r.Chars)
 	}
 	return nil
 }

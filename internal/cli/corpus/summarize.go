@@ -14,6 +14,7 @@ import (
 	"github.com/askygo/asky/internal/iostreams"
 	"github.com/askygo/asky/internal/llm"
 	"github.com/askygo/asky/internal/llm/provider"
+	"github.com/askygo/asky/internal/render"
 	"github.com/askygo/asky/internal/research"
 )
 
@@ -109,13 +110,13 @@ func summarizeRun(ctx context.Context, opts *SummarizeOptions) error {
 		title += " › " + label
 	}
 	if opts.IO.IsStderrTTY() {
-		fmt.Fprintf(opts.IO.ErrOut, "summarizing %s (%d chars) with %s…\n", title, len(text), model.ID)
+		fmt.Fprintf(opts.IO.ErrOut, "summarizing %s (%d chars) with %s…\n", render.SanitizeLine(title), len(text), model.ID)
 	}
 	sum, err := research.Summarize(ctx, client, model.ID, title, text, opts.Detail)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintln(opts.IO.Out, sum)
+	fmt.Fprintln(opts.IO.Out, render.Sanitize(sum))
 	return nil
 }
 

@@ -1,14 +1,20 @@
 package daemon
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"net"
 	"os"
+	"strings"
+	"sync"
 	"time"
 
 	"github.com/MakeNowJust/heredoc"
 	"github.com/spf13/cobra"
+	"golang.org/x/time/rate"
 
 	"github.com/askygo/asky/internal/build"
 	"github.com/askygo/asky/internal/cli/cmdutil"
@@ -24,20 +30,27 @@ type RunOptions struct {
 	IO      *iostreams.IOStreams
 	Config  func() (*config.Config, error)
 	Factory *cmdutil.Factory
-	// Ready, when set, is called once the API is listening (tests).
+	// Ready, when set, is called once the transports run, with the HTTP
+	// API's URL ("" when it is off) (tests).
 	Ready func(url string)
+	// Commands runs command-looking chat text with the remote policy;
+	// the root command injects it (transports never import the CLI).
+	Commands daemon.CommandHandler
 }
 
 // NewCmdRun builds `daemon run`; runF replaces the run function in tests.
-func NewCmdRun(f *cmdutil.Factory, runF func(context.Context, *RunOptions) error) *cobra.Command {
-	opts := &RunOptions{IO: f.IO, Config: f.Config, Factory: f}
+func NewCmdRun(f *cmdutil.Factory, commands daemon.CommandHandler, runF func(context.Context, *RunOptions) error) *cobra.Command {
+	opts := &RunOptions{IO: f.IO, Config: f.Config, Factory: f, Commands: commands}
 	return &cobra.Command{
 		Use:   "run",
 		Short: "Run the daemon in the foreground",
 		Long: heredoc.Doc(`
-			Run the daemon in this terminal until Ctrl-C or SIGTERM. The API's URL
-			is printed on stdout; one line per request is logged on stderr.
-			Questions still running when it stops are saved as interrupted.
+			Run the daemon in this terminal until Ctrl-C or SIGTERM, serving every
+			enabled transport (HTTP API, XMPP, Telegram). The API's URL is printed
+			on stdout when HTTP is on; requests and connection changes are logged
+			on stderr. A transport that cannot connect keeps retrying without
+			stopping the others. Questions still running when it stops are saved
+			as interrupted, and chat users are told so.
 		`),
 		Example: heredoc.Doc(`
 			$ ASKY_DAEMON_TOKEN=$(openssl rand -hex 32) asky daemon run
@@ -64,43 +77,147 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 	if err != nil {
 		return err
 	}
-	tok, err := token(ctx, opts.Factory, dc.HTTP)
-	if err != nil {
-		return err
-	}
-	if tok == "" && !dc.HTTP.Loopback() {
-		return cmdutil.Errorf("export "+dc.HTTP.TokenEnv+"=$(openssl rand -hex 32) (or set [daemon.http] token_cmd), or listen on 127.0.0.1",
-			"refusing to serve on %s without a token", dc.HTTP.Listen)
+	if len(dc.Transports()) == 0 {
+		return cmdutil.Errorf("enable one in config.toml: [xmpp] enabled = true, [daemon.telegram] enabled = true, or remove [daemon.http] enabled = false",
+			"no transport is enabled")
 	}
 	lock, err := daemon.Lock(pidPath(cfg))
 	if err != nil {
 		return lockError(err)
 	}
 	defer lock.Release()
-	ln, err := net.Listen("tcp", dc.HTTP.Listen)
-	if err != nil {
-		return cmdutil.WithHint(err, "is another program using that port? change [daemon.http] listen")
+
+	board := daemon.NewBoard(opts.Factory.Now)
+	svc := daemon.NewService(newRunner(opts.Factory), 0)
+	chat := &daemon.Chat{Service: svc, Commands: opts.Commands, Uploads: uploads(opts, cfg)}
+	var runs []transportRun
+	url := ""
+	if dc.HTTP.Enabled {
+		r, u, err := httpTransport(ctx, opts, cfg, dc, svc, board)
+		if err != nil {
+			return err
+		}
+		runs, url = append(runs, r), u
 	}
-	url := localURL(ln.Addr())
-	if err := lock.Write(daemon.Info{PID: os.Getpid(), URL: url, Started: opts.Factory.Now()}); err != nil {
-		ln.Close()
+	if dc.XMPP.Enabled {
+		r, err := xmppTransport(ctx, opts, cfg, dc, chat, board)
+		if err != nil {
+			closeAll(runs)
+			return err
+		}
+		runs = append(runs, r)
+	}
+	if dc.Telegram.Enabled {
+		r, err := telegramTransport(ctx, opts, cfg, dc, chat, board)
+		if err != nil {
+			closeAll(runs)
+			return err
+		}
+		runs = append(runs, r)
+	}
+	statesPath := daemon.StatesPath(pidPath(cfg))
+	defer os.Remove(statesPath)
+	if err := daemon.SaveStates(statesPath, board.Snapshot(svc)); err != nil {
+		closeAll(runs)
 		return err
 	}
-	if n := unsupportedNotice(dc); n != "" {
-		fmt.Fprintln(opts.IO.ErrOut, n)
+	if err := lock.Write(daemon.Info{PID: os.Getpid(), URL: url, Started: opts.Factory.Now(), Transports: dc.Transports()}); err != nil {
+		closeAll(runs)
+		return err
+	}
+	if url != "" {
+		fmt.Fprintln(opts.IO.Out, url)
+	}
+	fmt.Fprintf(opts.IO.ErrOut, "asky daemon %s serving %s (pid %d)\n", build.Version, strings.Join(dc.Transports(), ", "), os.Getpid())
+
+	start := time.Now()
+	runCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var wg sync.WaitGroup
+	errs := make([]error, len(runs))
+	for i, r := range runs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = r.run(runCtx)
+			if errs[i] != nil {
+				board.Set(r.name, daemon.StateFailed, errs[i])
+				fmt.Fprintf(opts.IO.ErrOut, "%s: stopped: %v\n", r.name, errs[i])
+			}
+		}()
+	}
+	saved := make(chan struct{})
+	go func() {
+		defer close(saved)
+		saveStates(runCtx, statesPath, board, svc)
+	}()
+	if opts.Ready != nil {
+		opts.Ready(url)
+	}
+	wg.Wait()
+	cancel()
+	<-saved
+	fmt.Fprintf(opts.IO.ErrOut, "asky daemon stopped after %s\n", time.Since(start).Round(time.Second))
+	return errors.Join(errs...)
+}
+
+// transportRun is one transport's serve loop; it returns when ctx ends
+// (after draining its turns) or on a failure that no retry can fix.
+type transportRun struct {
+	name  string
+	run   func(context.Context) error
+	close func()
+}
+
+func closeAll(runs []transportRun) {
+	for _, r := range runs {
+		if r.close != nil {
+			r.close()
+		}
+	}
+}
+
+// saveStates writes the board for `asky daemon status` whenever it
+// changes, until ctx ends.
+func saveStates(ctx context.Context, path string, board *daemon.Board, svc *daemon.Service) {
+	var last []byte
+	tick := time.NewTicker(250 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		snap := board.Snapshot(svc)
+		if b, _ := json.Marshal(snap); !bytes.Equal(b, last) {
+			if err := daemon.SaveStates(path, snap); err == nil {
+				last = b
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		case <-board.Changed():
+		}
+	}
+}
+
+// httpTransport listens for the HTTP API.
+func httpTransport(ctx context.Context, opts *RunOptions, cfg *config.Config, dc daemon.Config, svc *daemon.Service, board *daemon.Board) (transportRun, string, error) {
+	tok, err := requireToken(ctx, opts.Factory, dc.HTTP)
+	if err != nil {
+		return transportRun{}, "", err
+	}
+	ln, err := net.Listen("tcp", dc.HTTP.Listen)
+	if err != nil {
+		return transportRun{}, "", cmdutil.WithHint(err, "is another program using that port? change [daemon.http] listen, or set enabled = false there")
 	}
 	if tok == "" {
-		fmt.Fprintf(opts.IO.ErrOut, "notice: no token set (%s is empty): any program on this machine can use the API\n", dc.HTTP.TokenEnv)
+		fmt.Fprintln(opts.IO.ErrOut, "notice: serving without a token (allow_no_token = true): any program on this machine can use the API")
 	}
-	fmt.Fprintln(opts.IO.Out, url)
-	fmt.Fprintf(opts.IO.ErrOut, "asky daemon %s serving %s (pid %d)\n", build.Version, url, os.Getpid())
-
 	hosts := dc.HTTP.AllowedHosts
 	if h, _, err := net.SplitHostPort(dc.HTTP.Listen); err == nil && h != "" {
 		hosts = append(hosts, h)
 	}
 	srv := httpapi.New(httpapi.Options{
-		Service:      daemon.NewService(cliRunner{f: opts.Factory}, 0),
+		Service:      svc,
 		Token:        tok,
 		AllowedHosts: hosts,
 		Version:      build.Version,
@@ -108,14 +225,34 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 		AskResult:    query.JSONResult,
 		Log:          opts.IO.ErrOut,
 		Now:          opts.Factory.Now,
+		Rate:         rate.Limit(dc.HTTP.Rate),
+		Burst:        dc.HTTP.Burst,
 	})
-	if opts.Ready != nil {
-		opts.Ready(url)
+	board.Register("http", "http:")
+	board.Set("http", daemon.StateListening, nil)
+	return transportRun{name: "http", close: func() { ln.Close() }, run: func(ctx context.Context) error {
+		err := srv.Serve(ctx, ln)
+		board.Set("http", daemon.StateStopped, nil)
+		return err
+	}}, localURL(ln.Addr()), nil
+}
+
+// requireToken resolves the API token and refuses to go on without one,
+// unless the config explicitly allows a tokenless loopback daemon.
+func requireToken(ctx context.Context, f *cmdutil.Factory, h daemon.HTTPConfig) (string, error) {
+	tok, err := token(ctx, f, h)
+	if err != nil {
+		return "", err
 	}
-	start := time.Now()
-	err = srv.Serve(ctx, ln)
-	fmt.Fprintf(opts.IO.ErrOut, "asky daemon stopped after %s\n", time.Since(start).Round(time.Second))
-	return err
+	if tok == "" && !h.Loopback() {
+		return "", cmdutil.Errorf("export "+h.TokenEnv+"=$(openssl rand -hex 32) (or set [daemon.http] token_cmd), or listen on 127.0.0.1",
+			"refusing to serve on %s without a token", h.Listen)
+	}
+	if tok == "" && !h.AllowNoToken {
+		return "", cmdutil.Errorf("export "+h.TokenEnv+"=$(openssl rand -hex 32) (or set [daemon.http] token_cmd); to serve without one, set [daemon.http] allow_no_token = true",
+			"refusing to serve without a token (%s is empty)", h.TokenEnv)
+	}
+	return tok, nil
 }
 
 // lockError explains a held lock.

@@ -22,30 +22,12 @@ import (
 	"github.com/askygo/asky/internal/store"
 )
 
-// syncBuffer is a stderr that handlers can write to concurrently.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 type world struct {
 	home   string
 	llm    *llmtest.Server
 	f      *cmdutil.Factory
 	stdout *bytes.Buffer
-	stderr *syncBuffer
+	stderr *iostreams.SyncBuffer
 	env    map[string]string
 }
 
@@ -53,7 +35,7 @@ type world struct {
 // extra appended to it.
 func newWorld(t *testing.T, extra string) *world {
 	t.Helper()
-	w := &world{home: t.TempDir(), llm: llmtest.New(), stderr: &syncBuffer{}}
+	w := &world{home: t.TempDir(), llm: llmtest.New(), stderr: &iostreams.SyncBuffer{}}
 	t.Cleanup(w.llm.Close)
 	cfg := fmt.Sprintf(`[general]
 default_model = "fake"
@@ -97,6 +79,7 @@ func (w *world) serve(t *testing.T) (url string, stop func() error) {
 	select {
 	case url = <-ready:
 	case err := <-done:
+		done <- err // for stop
 		t.Fatalf("daemon run: %v\n%s", err, w.stderr)
 	case <-time.After(10 * time.Second):
 		t.Fatal("daemon never became ready")
@@ -107,6 +90,7 @@ func (w *world) serve(t *testing.T) (url string, stop func() error) {
 func post(t *testing.T, url, token, body string) (int, string) {
 	t.Helper()
 	req, _ := http.NewRequest("POST", url, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
 	if token != "" {
 		req.Header.Set("Authorization", "Bearer "+token)
 	}
@@ -122,13 +106,13 @@ func post(t *testing.T, url, token, body string) (int, string) {
 // The daemon answers through the CLI's own runner: turns land in history
 // under the conversation's session and the next turn sees the previous.
 func TestRunAnswersLikeTheCLIAndKeepsConversations(t *testing.T) {
-	w := newWorld(t, "\n[daemon.http]\nlisten = \"127.0.0.1:0\"\ntoken_env = \"MY_TOKEN\"\n\n[daemon.telegram]\nbot = \"x\"\n")
+	w := newWorld(t, "\n[daemon.http]\nlisten = \"127.0.0.1:0\"\ntoken_env = \"MY_TOKEN\"\n")
 	w.env["MY_TOKEN"] = "tok"
 	url, _ := w.serve(t)
 	if got := strings.TrimSpace(w.stdout.String()); got != url {
 		t.Fatalf("stdout %q, want the URL %q", got, url)
 	}
-	if !strings.Contains(w.stderr.String(), "notice: telegram configured but not supported") {
+	if !strings.Contains(w.stderr.String(), "serving http (pid") {
 		t.Fatalf("stderr: %s", w.stderr)
 	}
 	if code, _ := post(t, url+"/v1/ask", "", `{"question":"x"}`); code != 401 {
@@ -210,7 +194,7 @@ func TestRunAnswersLikeTheCLIAndKeepsConversations(t *testing.T) {
 // Stopping the daemon cancels a turn in flight; the engine saves it as
 // interrupted and the lock is released.
 func TestRunShutdownInterruptsTurns(t *testing.T) {
-	w := newWorld(t, "\n[daemon.http]\nlisten = \"127.0.0.1:0\"\n")
+	w := newWorld(t, "\n[daemon.http]\nlisten = \"127.0.0.1:0\"\nallow_no_token = true\n")
 	w.llm.Enqueue(llmtest.Response{Text: "slow answer", StallAfter: 1, Stall: llmtest.Duration(time.Minute)})
 	url, stop := w.serve(t)
 	got := make(chan int, 1)
@@ -251,8 +235,16 @@ func TestRunRefusals(t *testing.T) {
 			t.Fatalf("%v", err)
 		}
 	})
-	t.Run("already running", func(t *testing.T) {
+	t.Run("loopback without token", func(t *testing.T) {
 		w := newWorld(t, "\n[daemon.http]\nlisten = \"127.0.0.1:0\"\n")
+		err := runRun(context.Background(), &RunOptions{IO: w.f.IO, Config: w.f.Config, Factory: w.f})
+		var ce *cmdutil.Error
+		if !errors.As(err, &ce) || !strings.Contains(err.Error(), "without a token") || !strings.Contains(ce.Hint, "allow_no_token") {
+			t.Fatalf("a tokenless daemon must be asked for explicitly: %v", err)
+		}
+	})
+	t.Run("already running", func(t *testing.T) {
+		w := newWorld(t, "\n[daemon.http]\nlisten = \"127.0.0.1:0\"\nallow_no_token = true\n")
 		w.serve(t)
 		err := runRun(context.Background(), &RunOptions{IO: w.f.IO, Config: w.f.Config, Factory: w.f})
 		if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("already running (pid %d)", os.Getpid())) {

@@ -4,15 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"path/filepath"
-	"strings"
 
 	"github.com/askygo/asky/internal/cli/cmdutil"
-	"github.com/askygo/asky/internal/cli/query"
 	"github.com/askygo/asky/internal/config"
 	"github.com/askygo/asky/internal/daemon"
 	"github.com/askygo/asky/internal/turn"
+	"github.com/askygo/asky/internal/turn/compose"
 )
 
 // pidPath is the ownership lock in the state dir.
@@ -25,18 +25,9 @@ func logPath(cfg *config.Config) string { return filepath.Join(cfg.Paths.StateDi
 func daemonConfig(cfg *config.Config) (daemon.Config, error) {
 	dc, err := daemon.ParseConfig(cfg.Daemon, cfg.XMPP)
 	if err != nil {
-		return dc, cmdutil.WithHint(err, "fix [daemon.http] in your config (`asky config path` shows where it is)")
+		return dc, cmdutil.WithHint(err, "fix [daemon] or [xmpp] in your config (`asky config path` shows where it is)")
 	}
 	return dc, nil
-}
-
-// unsupportedNotice says which configured transports this version does
-// not serve, so nobody waits for an XMPP bot that will never log in.
-func unsupportedNotice(dc daemon.Config) string {
-	if len(dc.Unsupported) == 0 {
-		return ""
-	}
-	return fmt.Sprintf("notice: %s configured but not supported by this version; serving the HTTP API only", strings.Join(dc.Unsupported, " and "))
 }
 
 // token resolves the bearer token: token_cmd wins over token_env.
@@ -67,12 +58,26 @@ func localURL(addr net.Addr) string {
 	return "http://" + net.JoinHostPort(host, port)
 }
 
-// cliRunner runs daemon asks through the CLI's own query composition, so
-// the daemon answers exactly like `asky query`.
-type cliRunner struct{ f *cmdutil.Factory }
+// coreRunner runs daemon asks through the orchestration core the CLI
+// uses, so the daemon answers exactly like `asky query`. Only the terminal
+// parts of a query (stdin, presets, prompt aliases, -o/-cc, idle prompts)
+// are missing: a remote client cannot use them.
+type coreRunner struct {
+	core *compose.Core
+	// log is the daemon's log (stderr): notices of background work.
+	log io.Writer
+}
 
-func (r cliRunner) Run(ctx context.Context, a daemon.Ask) (*turn.Result, error) {
-	q := query.Remote{Session: a.Conversation, Question: a.Question, Instructions: a.Instructions, Model: a.Model, Lean: a.Lean}
+// newRunner is the daemon's Runner over the factory.
+func newRunner(f *cmdutil.Factory) coreRunner {
+	return coreRunner{core: &compose.Core{Config: f.Config, Store: f.Store, HTTPClient: f.HTTPClient, Getenv: f.Getenv,
+		Env: f.Env, Now: f.Now, Warn: func(s string) { fmt.Fprintln(f.IO.ErrOut, "warning: "+s) }},
+		log: f.IO.ErrOut}
+}
+
+func (r coreRunner) Run(ctx context.Context, a daemon.Ask) (*turn.Result, error) {
+	q := compose.Request{SessionName: a.Conversation, Question: a.Question, Instructions: a.Instructions, Model: a.Model,
+		Lean: a.Lean, Remote: true}
 	if a.Conversation == "" {
 		// A named conversation has its history in its session; a client
 		// resending it would duplicate every turn.
@@ -82,7 +87,16 @@ func (r cliRunner) Run(ctx context.Context, a daemon.Ask) (*turn.Result, error) 
 	if events == nil {
 		events = func(turn.Event) {}
 	}
-	res, err := query.RunRemote(ctx, r.f, q, events)
+	res, err := r.core.Run(ctx, q, events)
+	if err == nil {
+		// Elephant mode of the conversation's session: after the answer
+		// is returned, never delaying it.
+		go r.core.AfterAnswer(context.WithoutCancel(ctx), q, res, func(ev turn.Event) {
+			if ev.Kind == turn.EventNotice {
+				fmt.Fprintf(r.log, "%s: %s\n", a.Conversation, ev.Text)
+			}
+		})
+	}
 	return res, requestError(err)
 }
 
@@ -93,6 +107,7 @@ func requestError(err error) error {
 		ua *config.UnknownAliasError
 		fe *cmdutil.FlagError
 		ce *cmdutil.Error
+		cu *compose.UsageError
 	)
 	switch {
 	case err == nil:
@@ -101,6 +116,8 @@ func requestError(err error) error {
 		return &daemon.RequestError{Err: err, Hint: "GET /v1/models lists the aliases"}
 	case errors.As(err, &fe):
 		return &daemon.RequestError{Err: err, Hint: fe.Hint}
+	case errors.As(err, &cu):
+		return &daemon.RequestError{Err: err, Hint: cu.Hint()}
 	case errors.As(err, &ce) && ce.Code == cmdutil.ExitUsage:
 		return &daemon.RequestError{Err: err, Hint: ce.Hint}
 	}

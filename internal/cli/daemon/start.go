@@ -22,8 +22,9 @@ import (
 
 // StartOptions are the inputs of `daemon start`.
 type StartOptions struct {
-	IO     *iostreams.IOStreams
-	Config func() (*config.Config, error)
+	IO      *iostreams.IOStreams
+	Config  func() (*config.Config, error)
+	Factory *cmdutil.Factory
 	// Timeout bounds the wait for the API to answer.
 	Timeout time.Duration
 }
@@ -31,7 +32,7 @@ type StartOptions struct {
 // NewCmdStart builds `daemon start`; runF replaces the run function in
 // tests.
 func NewCmdStart(f *cmdutil.Factory, runF func(context.Context, *StartOptions) error) *cobra.Command {
-	opts := &StartOptions{IO: f.IO, Config: f.Config, Timeout: 15 * time.Second}
+	opts := &StartOptions{IO: f.IO, Config: f.Config, Factory: f, Timeout: 15 * time.Second}
 	return &cobra.Command{
 		Use:   "start",
 		Short: "Start the daemon in the background",
@@ -63,6 +64,13 @@ func startRun(ctx context.Context, opts *StartOptions) error {
 	if err != nil {
 		return err
 	}
+	// Refuse here, with the real hint, what `daemon run` would refuse (a
+	// token_cmd is left to the daemon: it may prompt, and must run once).
+	if dc.HTTP.Enabled && dc.HTTP.TokenCmd == "" && opts.Factory != nil {
+		if _, err := requireToken(ctx, opts.Factory, dc.HTTP); err != nil {
+			return err
+		}
+	}
 	pid := pidPath(cfg)
 	if info, running, err := daemon.Status(pid); err != nil {
 		return err
@@ -92,9 +100,6 @@ func startRun(ctx context.Context, opts *StartOptions) error {
 	}
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
-	if n := unsupportedNotice(dc); n != "" {
-		fmt.Fprintln(opts.IO.ErrOut, n)
-	}
 
 	deadline := time.Now().Add(opts.Timeout)
 	client := &http.Client{Timeout: time.Second}
@@ -108,8 +113,12 @@ func startRun(ctx context.Context, opts *StartOptions) error {
 		case <-time.After(100 * time.Millisecond):
 		}
 		info, running, _ := daemon.Status(pid)
-		if running && info.PID == cmd.Process.Pid && info.URL != "" && healthy(ctx, client, info.URL) {
-			fmt.Fprintf(opts.IO.Out, "asky daemon started (pid %d)\nurl: %s\nlog: %s\n", info.PID, info.URL, logFile)
+		if running && info.PID == cmd.Process.Pid && !info.Started.IsZero() && (info.URL == "" || healthy(ctx, client, info.URL)) {
+			fmt.Fprintf(opts.IO.Out, "asky daemon started (pid %d)\n", info.PID)
+			if info.URL != "" {
+				fmt.Fprintf(opts.IO.Out, "url: %s\n", info.URL)
+			}
+			fmt.Fprintf(opts.IO.Out, "serving: %s\nlog: %s\n", strings.Join(info.Transports, ", "), logFile)
 			return nil
 		}
 		if time.Now().After(deadline) {

@@ -3,6 +3,7 @@ package daemon
 import (
 	"context"
 	"fmt"
+	"text/tabwriter"
 	"time"
 
 	"github.com/MakeNowJust/heredoc"
@@ -31,7 +32,8 @@ func NewCmdStatus(f *cmdutil.Factory, runF func(context.Context, *StatusOptions)
 		Short: "Show whether the daemon is running",
 		Long: heredoc.Doc(`
 			Show whether a daemon is running for this configuration, with its pid,
-			URL and uptime. The answer comes from the daemon's lock, so a daemon
+			URL and uptime, and each transport's state (connected, reconnecting,
+			failed…), its last error and how many questions it has in flight. The answer comes from the daemon's lock, so a daemon
 			that crashed is never reported as running.
 		`),
 		Example: heredoc.Doc(`
@@ -63,11 +65,22 @@ func statusRun(_ context.Context, opts *StatusOptions) error {
 	if running && !info.Started.IsZero() {
 		uptime = opts.Now().Sub(info.Started).Round(time.Second)
 	}
+	var states []daemon.TransportState
+	if running {
+		// A daemon that just started may not have written them yet.
+		states, _ = daemon.LoadStates(daemon.StatesPath(pidPath(cfg)))
+	}
 	if opts.JSON {
-		out := map[string]any{"running": running, "pid": nil, "url": nil, "started_at": nil, "uptime_seconds": nil, "log": logPath(cfg)}
+		out := map[string]any{"running": running, "pid": nil, "url": nil, "started_at": nil, "uptime_seconds": nil, "log": logPath(cfg), "transports": []any{}}
 		if running {
-			out["pid"], out["url"], out["uptime_seconds"] = info.PID, info.URL, int64(uptime.Seconds())
+			out["pid"], out["uptime_seconds"] = info.PID, int64(uptime.Seconds())
+			if info.URL != "" {
+				out["url"] = info.URL
+			}
 			out["started_at"] = info.Started.UTC().Format(time.RFC3339)
+			if states != nil {
+				out["transports"] = states
+			}
 		}
 		return cmdutil.WriteJSON(opts.IO.Out, out)
 	}
@@ -75,6 +88,18 @@ func statusRun(_ context.Context, opts *StatusOptions) error {
 		fmt.Fprintln(opts.IO.Out, "not running")
 		return nil
 	}
-	fmt.Fprintf(opts.IO.Out, "running (pid %d) at %s, up %s\n", info.PID, info.URL, uptime)
-	return nil
+	if info.URL != "" {
+		fmt.Fprintf(opts.IO.Out, "running (pid %d) at %s, up %s\n", info.PID, info.URL, uptime)
+	} else {
+		fmt.Fprintf(opts.IO.Out, "running (pid %d), up %s\n", info.PID, uptime)
+	}
+	tw := tabwriter.NewWriter(opts.IO.Out, 0, 0, 2, ' ', 0)
+	for _, s := range states {
+		line := fmt.Sprintf("  %s\t%s\tqueue %d", s.Name, s.State, s.QueueDepth)
+		if s.LastError != "" {
+			line += fmt.Sprintf("\tlast error %s ago: %s", opts.Now().Sub(s.LastErrorAt).Round(time.Second), s.LastError)
+		}
+		fmt.Fprintln(tw, line)
+	}
+	return tw.Flush()
 }

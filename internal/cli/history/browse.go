@@ -28,11 +28,13 @@ type BrowseOptions struct {
 	Store   func() (*store.Store, error)
 	Getenv  func(string) string
 	Getppid func() int
+	// Style is the markdown style for answers (Factory.MarkdownStyle).
+	Style func() string
 }
 
 // NewCmdBrowse builds `history browse`.
 func NewCmdBrowse(f *cmdutil.Factory, runF func(context.Context, *BrowseOptions) error) *cobra.Command {
-	opts := &BrowseOptions{IO: f.IO, Store: f.Store, Getenv: f.Getenv, Getppid: f.Getppid}
+	opts := &BrowseOptions{IO: f.IO, Store: f.Store, Getenv: f.Getenv, Getppid: f.Getppid, Style: f.MarkdownStyle}
 	return &cobra.Command{
 		Use:   "browse",
 		Short: "Browse history in a terminal UI",
@@ -40,9 +42,12 @@ func NewCmdBrowse(f *cmdutil.Factory, runF func(context.Context, *BrowseOptions)
 			Open a full-screen browser over sessions and one-shot turns, newest
 			first, with a rendered preview of the selected answer.
 
-			Keys: enter open · / full-text search · f fuzzy filter by title ·
-			r resume (this shell continues the session) · c copy the answer ·
-			y copy its last code block · d delete (asks first) · q or esc back/quit.
+			Keys: enter open · / filter titles as you type (enter keeps the
+			filter, tab searches the full text instead) · s full-text search of
+			questions and answers · r resume (this shell continues the session) ·
+			c copy the answer · y copy its last code block · d delete (asks
+			first) · q or esc back/quit. Interrupted turns are marked
+			[interrupted] (a session: when its latest turn was).
 		`),
 		Example: heredoc.Doc(`
 			$ asky history browse
@@ -65,11 +70,13 @@ func browseRun(ctx context.Context, opts *BrowseOptions) error {
 	if err != nil {
 		return err
 	}
-	src := &storeSource{st: st, getenv: opts.Getenv, binding: sess.NewBinding(opts.Getenv, opts.Getppid()), color: opts.IO.ColorEnabled()}
+	src := &storeSource{st: st, getenv: opts.Getenv, binding: sess.NewBinding(opts.Getenv, opts.Getppid()), style: opts.Style}
 	if opts.IO.IsStderrTTY() {
 		src.term = os.Stderr
 	}
 	m := tui.New(ctx, src)
+	// Both ask the terminal, so both run before bubbletea owns its input.
+	opts.Style()
 	termbg.Detect()
 	p := tea.NewProgram(m, tea.WithAltScreen(), tea.WithContext(ctx), tea.WithInput(opts.IO.In), tea.WithOutput(opts.IO.Out))
 	if _, err := p.Run(); err != nil && !errors.Is(err, tea.ErrProgramKilled) {
@@ -92,7 +99,7 @@ type storeSource struct {
 	getenv  func(string) string
 	binding *sess.Binding
 	term    *os.File
-	color   bool
+	style   func() string
 }
 
 func (s *storeSource) Next(ctx context.Context, limit int) ([]tui.Item, bool, error) {
@@ -102,7 +109,7 @@ func (s *storeSource) Next(ctx context.Context, limit int) ([]tui.Item, bool, er
 	}
 	items := make([]tui.Item, len(page))
 	for i, e := range page {
-		items[i] = tui.Item{SessionID: e.SessionID, TurnID: e.TurnID, Title: e.Title, When: e.When, Turns: e.Turns}
+		items[i] = tui.Item{SessionID: e.SessionID, TurnID: e.TurnID, Title: e.Title, When: e.When, Turns: e.Turns, Status: e.Status}
 	}
 	return items, s.cur.Done(), nil
 }
@@ -119,7 +126,7 @@ func (s *storeSource) Search(ctx context.Context, text string, limit int) ([]tui
 		if t.SessionName != "" {
 			title = "[" + t.SessionName + "] " + title
 		}
-		items[i] = tui.Item{SessionID: t.SessionID, TurnID: t.ID, Title: title, When: t.CreatedAt, Turns: 1, Snippet: h.Snippet}
+		items[i] = tui.Item{SessionID: t.SessionID, TurnID: t.ID, Title: title, When: t.CreatedAt, Turns: 1, Snippet: h.Snippet, Status: t.Status}
 	}
 	return items, nil
 }
@@ -160,6 +167,9 @@ func (s *storeSource) Document(ctx context.Context, it tui.Item) (string, error)
 	}
 	if t.Model != "" {
 		meta += " · " + t.Model
+	}
+	if t.Status != "" && t.Status != store.StatusComplete {
+		meta += " · " + t.Status
 	}
 	return head + meta + "_\n\n" + t.Answer, nil
 }
@@ -227,5 +237,5 @@ func (s *storeSource) Copy(ctx context.Context, text string) (string, error) {
 }
 
 func (s *storeSource) Render(md string, width int) (string, error) {
-	return render.Markdown(md, width, s.color), nil
+	return render.Markdown(md, width, s.style()), nil
 }

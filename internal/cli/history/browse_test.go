@@ -12,6 +12,7 @@ import (
 
 	"github.com/askygo/asky/internal/cli/cmdutil"
 	"github.com/askygo/asky/internal/iostreams"
+	"github.com/askygo/asky/internal/render"
 	"github.com/askygo/asky/internal/session"
 	"github.com/askygo/asky/internal/store"
 	"github.com/askygo/asky/internal/tui"
@@ -35,7 +36,7 @@ func testSource(tb testing.TB, st *store.Store) *storeSource {
 		}
 		return ""
 	}
-	return &storeSource{st: st, getenv: getenv, binding: session.NewBinding(getenv, 4242)}
+	return &storeSource{st: st, getenv: getenv, binding: session.NewBinding(getenv, 4242), style: func() string { return render.NoColor }}
 }
 
 func TestStoreSourceResumeDeleteDocument(t *testing.T) {
@@ -44,7 +45,7 @@ func TestStoreSourceResumeDeleteDocument(t *testing.T) {
 	s := &store.Session{Name: "trip"}
 	st.CreateSession(ctx, s)
 	st.SaveTurn(ctx, &store.Turn{SessionID: s.ID, Query: "where", Answer: "Lisbon\n\n```sh\necho hi\n```"})
-	st.SaveTurn(ctx, &store.Turn{Query: "what is tcp", Answer: "A protocol."})
+	st.SaveTurn(ctx, &store.Turn{Query: "what is tcp", Answer: "A protocol.", Status: store.StatusInterrupted})
 	src := testSource(t, st)
 	items, done, err := src.Next(ctx, 10)
 	if err != nil || !done || len(items) != 2 {
@@ -54,8 +55,11 @@ func TestStoreSourceResumeDeleteDocument(t *testing.T) {
 	if one.IsSession() {
 		one = items[1]
 	}
+	if !one.Incomplete() || one.Status != store.StatusInterrupted {
+		t.Errorf("interrupted turn not marked: %+v", one)
+	}
 	doc, _ := src.Document(ctx, one)
-	if !strings.Contains(doc, "# what is tcp") || !strings.Contains(doc, "A protocol.") {
+	if !strings.Contains(doc, "# what is tcp") || !strings.Contains(doc, "A protocol.") || !strings.Contains(doc, "· interrupted_") {
 		t.Errorf("doc %q", doc)
 	}
 	ans, _ := src.Answer(ctx, tui.Item{SessionID: s.ID})

@@ -36,7 +36,8 @@ func NewCmdList(f *cmdutil.Factory, runF func(context.Context, *ListOptions) err
 		Use:   "list [N]",
 		Short: "List recent turns",
 		Long: heredoc.Doc(`
-			List the N most recent turns (default 10), newest first: history id,
+			List the N most recent turns (default 10; N or -n/--limit N), newest
+			first: history id,
 			when, model, session and the question. Turns that were interrupted or
 			failed are marked.
 
@@ -49,6 +50,7 @@ func NewCmdList(f *cmdutil.Factory, runF func(context.Context, *ListOptions) err
 		Example: heredoc.Doc(`
 			$ asky history list
 			$ asky history list 50
+			$ asky history list -n 50
 			$ asky history list 100 | cut -f1,6
 			$ asky history list --json | jq -r '.[].query'
 		`),
@@ -59,10 +61,17 @@ func NewCmdList(f *cmdutil.Factory, runF func(context.Context, *ListOptions) err
 			return nil
 		},
 		RunE: func(c *cobra.Command, args []string) error {
+			flagSet := c.Flags().Changed("limit")
+			if flagSet && opts.Limit < 1 {
+				return cmdutil.UsageError("give a positive number of turns, e.g. `asky history list -n 20`", "invalid --limit %d", opts.Limit)
+			}
 			if len(args) == 1 {
 				n, err := strconv.Atoi(args[0])
 				if err != nil || n < 1 {
 					return cmdutil.UsageError("give a positive number of turns, e.g. `asky history list 20`", "invalid count %q", args[0])
+				}
+				if flagSet && n != opts.Limit {
+					return cmdutil.UsageError("give the count once: `asky history list 20` or `asky history list -n 20`", "count %d and --limit %d disagree", n, opts.Limit)
 				}
 				opts.Limit = n
 			}
@@ -73,6 +82,7 @@ func NewCmdList(f *cmdutil.Factory, runF func(context.Context, *ListOptions) err
 		},
 	}
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print JSON")
+	cmd.Flags().IntVarP(&opts.Limit, "limit", "n", defaultListLimit, "show the `N` most recent turns (same as the positional N)")
 	return cmd
 }
 

@@ -27,6 +27,11 @@ func TestNewCmdList(t *testing.T) {
 		{args: []string{"0"}, wantCode: 2},
 		{args: []string{"ten"}, wantCode: 2},
 		{args: []string{"1", "2"}, wantCode: 2},
+		{args: []string{"-n", "3"}, wantLimit: 3},
+		{args: []string{"--limit", "30", "--json"}, wantLimit: 30, wantJSON: true},
+		{args: []string{"--limit=7", "7"}, wantLimit: 7},
+		{args: []string{"-n", "3", "4"}, wantCode: 2},
+		{args: []string{"-n", "0"}, wantCode: 2},
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {

@@ -113,6 +113,8 @@ func statusMarker(status string) string {
 		return "[interrupted]"
 	case store.StatusError:
 		return "[error]"
+	case store.StatusPending:
+		return "[no answer]"
 	}
 	return ""
 }

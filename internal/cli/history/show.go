@@ -21,6 +21,8 @@ type ShowOptions struct {
 	IO    *iostreams.IOStreams
 	Store func() (*store.Store, error)
 	Now   func() time.Time
+	// Style is the markdown style for a terminal (Factory.MarkdownStyle).
+	Style func() string
 
 	Selector []string
 	JSON     bool
@@ -28,7 +30,7 @@ type ShowOptions struct {
 
 // NewCmdShow builds `history show`; runF replaces the run function in tests.
 func NewCmdShow(f *cmdutil.Factory, runF func(context.Context, *ShowOptions) error) *cobra.Command {
-	opts := &ShowOptions{IO: f.IO, Store: f.Store, Now: f.Now}
+	opts := &ShowOptions{IO: f.IO, Store: f.Store, Now: f.Now, Style: f.MarkdownStyle}
 	cmd := &cobra.Command{
 		Use:   "show <selector>…",
 		Short: "Print past answers",
@@ -150,10 +152,17 @@ func showTTY(b *strings.Builder, opts *ShowOptions, t *store.Turn, sep bool) {
 		b.WriteString(sty.red("error: "+sanitize(oneLine(t.Error))) + "\n")
 	}
 	if strings.TrimSpace(t.Answer) == "" {
-		b.WriteString(sty.dim("(no answer was saved)") + "\n")
+		why := "(no answer was saved)"
+		switch t.Status {
+		case store.StatusPending:
+			why = "(no answer: the question was saved before asking, and the turn never finished; it is still running, or asky was killed)"
+		case store.StatusInterrupted:
+			why = "(no answer: interrupted before the model answered)"
+		}
+		b.WriteString(sty.dim(why) + "\n")
 		return
 	}
-	b.WriteString(render.Markdown(t.Answer, width, opts.IO.ColorEnabled()))
+	b.WriteString(render.Markdown(t.Answer, width, opts.Style()))
 }
 
 // showRaw writes markdown that stays valid markdown: the header is an HTML

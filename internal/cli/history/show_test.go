@@ -55,7 +55,7 @@ func runShow(t *testing.T, st *store.Store, tty bool, json bool, sel ...string) 
 	t.Helper()
 	io, _, out, errOut := iostreams.Test()
 	io.SetTTY(false, tty, tty)
-	err := showRun(context.Background(), &ShowOptions{IO: io, Store: storeFunc(st), Now: fixedNow, Selector: sel, JSON: json})
+	err := showRun(context.Background(), &ShowOptions{IO: io, Store: storeFunc(st), Now: fixedNow, Style: (&cmdutil.Factory{IO: io}).MarkdownStyle, Selector: sel, JSON: json})
 	return out.String(), errOut.String(), err
 }
 

@@ -70,10 +70,15 @@ func deleteRun(ctx context.Context, opts *DeleteOptions) error {
 			missing = append(missing, id)
 		}
 	}
-	if len(missing) > 0 {
-		return cmdutil.Errorf("see the ids with `asky memory list --all`", "no %s %s", pluralWord(len(missing), "memory", "memories"), joinIDs(missing))
+	return missingIDs(missing)
+}
+
+// missingIDs is the error for ids that name no memory (nil if none).
+func missingIDs(missing []int64) error {
+	if len(missing) == 0 {
+		return nil
 	}
-	return nil
+	return cmdutil.Errorf("see the ids with `asky memory list --all`", "no %s %s", pluralWord(len(missing), "memory", "memories"), joinIDs(missing))
 }
 
 func pluralWord(n int, one, many string) string {

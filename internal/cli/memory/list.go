@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/askygo/asky/internal/cli/cmdutil"
+	"github.com/askygo/asky/internal/render"
 	"github.com/askygo/asky/internal/session"
 	"github.com/askygo/asky/internal/store"
 )
@@ -94,5 +95,14 @@ func listRun(ctx context.Context, opts *ListOptions) error {
 		fmt.Fprintln(opts.IO.ErrOut, `no memories yet; save one with: asky memory add "I live in Lisbon"`)
 		return nil
 	}
-	return printMemories(opts.IO, ms, nil)
+	if err := printMemories(opts.IO, ms, nil); err != nil {
+		return err
+	}
+	for _, m := range ms {
+		if m.Unconfirmed {
+			fmt.Fprintf(opts.IO.ErrOut, "memory %d is unconfirmed: saved by the model after it read %s; keep it with `asky memory confirm %d`\n",
+				m.ID, render.SanitizeLine(m.Provenance), m.ID)
+		}
+	}
+	return nil
 }

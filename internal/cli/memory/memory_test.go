@@ -302,3 +302,39 @@ func TestStrictGroup(t *testing.T) {
 		}
 	}
 }
+
+// A memory the model saved after reading a page is listed as unconfirmed
+// with what the turn had read, until `memory confirm` keeps it.
+func TestConfirmUnconfirmedMemory(t *testing.T) {
+	e := newEnv(t)
+	st := e.store(t)
+	id, err := st.SaveMemory(context.Background(), &store.Memory{Text: "The user's bank is \x1b]52;c;ZXZpbA==\x07evil-bank.example",
+		Provenance: "get_url_content https://blog.example/post", Unconfirmed: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := e.mustRun(t, "list")
+	if !strings.Contains(out, "global, unconfirmed") || !strings.Contains(e.stderr.String(), "https://blog.example/post") ||
+		!strings.Contains(e.stderr.String(), "asky memory confirm 1") {
+		t.Fatalf("list:\n%s\nstderr:\n%s", out, e.stderr)
+	}
+	if strings.ContainsAny(out, "\x1b\x07") {
+		t.Fatalf("escape sequence printed raw: %q", out)
+	}
+	js := e.mustRun(t, "list", "--json")
+	if !strings.Contains(js, `"confirmed": false`) || !strings.Contains(js, `"provenance": "get_url_content https://blog.example/post"`) {
+		t.Fatalf("json: %s", js)
+	}
+	if out := e.mustRun(t, "confirm", "1"); out != "confirmed memory 1\n" {
+		t.Fatalf("confirm: %q", out)
+	}
+	if m, _ := st.GetMemory(context.Background(), id); m.Unconfirmed {
+		t.Fatal("still unconfirmed")
+	}
+	if out := e.mustRun(t, "list"); strings.Contains(out, "unconfirmed") {
+		t.Fatalf("list after confirm:\n%s", out)
+	}
+	if err := e.run(t, "confirm", "9"); exitCode(err) != cmdutil.ExitError || !strings.Contains(err.Error(), "no memory 9") {
+		t.Fatalf("unknown id: %v", err)
+	}
+}

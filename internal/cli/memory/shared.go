@@ -16,6 +16,7 @@ import (
 	"github.com/askygo/asky/internal/config"
 	"github.com/askygo/asky/internal/iostreams"
 	"github.com/askygo/asky/internal/memory"
+	"github.com/askygo/asky/internal/render"
 	"github.com/askygo/asky/internal/research"
 	"github.com/askygo/asky/internal/session"
 	"github.com/askygo/asky/internal/store"
@@ -76,10 +77,14 @@ func sessionLabel(id int64, name string) string {
 
 // scopeLabel says where a memory applies.
 func scopeLabel(m *store.Memory) string {
-	if m.SessionID == 0 {
-		return "global"
+	label := "global"
+	if m.SessionID != 0 {
+		label = sessionLabel(m.SessionID, m.SessionName)
 	}
-	return sessionLabel(m.SessionID, m.SessionName)
+	if m.Unconfirmed {
+		label += ", unconfirmed"
+	}
+	return label
 }
 
 // memoryJSON is the --json shape of one memory.
@@ -93,10 +98,12 @@ type memoryJSON struct {
 	CreatedAt   string   `json:"created_at"`
 	UpdatedAt   string   `json:"updated_at"`
 	Score       *float64 `json:"score,omitempty"`
+	Confirmed   bool     `json:"confirmed"`
+	Provenance  string   `json:"provenance,omitempty"`
 }
 
 func toJSON(m *store.Memory) memoryJSON {
-	j := memoryJSON{ID: m.ID, Text: m.Text, Tags: m.Tags, Scope: "global",
+	j := memoryJSON{ID: m.ID, Text: m.Text, Tags: m.Tags, Scope: "global", Confirmed: !m.Unconfirmed, Provenance: m.Provenance,
 		CreatedAt: m.CreatedAt.UTC().Format(time.RFC3339), UpdatedAt: m.UpdatedAt.UTC().Format(time.RFC3339)}
 	if j.Tags == nil {
 		j.Tags = []string{}
@@ -118,7 +125,8 @@ func printMemories(ios *iostreams.IOStreams, ms []*store.Memory, scores []float6
 	}
 	rows := make([][]string, 0, len(ms))
 	for i, m := range ms {
-		row := []string{strconv.FormatInt(m.ID, 10), scopeLabel(m), memory.OneLine(m.Text, 1<<20), strings.Join(m.Tags, ",")}
+		row := []string{strconv.FormatInt(m.ID, 10), render.SanitizeLine(scopeLabel(m)), render.SanitizeLine(memory.OneLine(m.Text, 1<<20)),
+			render.SanitizeLine(strings.Join(m.Tags, ","))}
 		if scores != nil {
 			row = append([]string{row[0], fmt.Sprintf("%.2f", scores[i])}, row[1:]...)
 		}

@@ -90,6 +90,14 @@ func expandPreset(opts *Options, cfg *config.Config) (done bool, err error) {
 		return true, nil // the expansion asked for --help
 	}
 	mergeOptions(opts, parsed)
+	if parsed.Tools != "" {
+		// --tools in a preset takes its words from the expansion.
+		parsed.Words = opts.Words
+		if err := applyToolsFlag(parsed, cfg); err != nil {
+			return true, err
+		}
+		mergeOptions(opts, parsed)
+	}
 	return false, nil
 }
 
@@ -108,6 +116,10 @@ func mergeOptions(opts, p *Options) {
 	set(&opts.StickySession, p.StickySession)
 	set(&opts.ResumeSession, p.ResumeSession)
 	set(&opts.TerminalLines, p.TerminalLines)
+	set(&opts.Output, p.Output)
+	set(&opts.SendMail, p.SendMail)
+	set(&opts.Subject, p.Subject)
+	set(&opts.PushData, p.PushData)
 	if p.ResearchSet {
 		opts.Research, opts.ResearchSet = p.Research, true
 	}
@@ -115,6 +127,8 @@ func mergeOptions(opts, p *Options) {
 		opts.Turns = p.Turns
 	}
 	opts.ToolOff = append(opts.ToolOff, p.ToolOff...)
+	opts.ToolsReset = opts.ToolsReset || p.ToolsReset
+	opts.ListTools = opts.ListTools || p.ListTools
 	opts.Lean = opts.Lean || p.Lean
 	opts.JSON = opts.JSON || p.JSON
 	opts.Summarize = opts.Summarize || p.Summarize

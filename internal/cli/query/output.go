@@ -36,7 +36,7 @@ func newOutput(opts *Options) *output {
 		o.status.Set("thinking")
 	}
 	if o.tty {
-		o.stream = render.NewStream(io.Out, io.TerminalWidth(), io.TerminalHeight(), io.ColorEnabled())
+		o.stream = render.NewStream(io.Out, io.TerminalWidth(), io.TerminalHeight(), opts.Factory.MarkdownStyle())
 	}
 	return o
 }
@@ -87,10 +87,14 @@ func (o *output) event(ev turn.Event) {
 		}
 		o.setStatus("thinking")
 	case turn.EventNotice:
-		o.errLocked("notice: " + ev.Text)
+		o.errLocked("notice: " + render.SanitizeLine(ev.Text))
 	case turn.EventDebug:
 		if o.verbose {
-			o.errLocked("· " + ev.Text)
+			o.errLocked("· " + render.SanitizeLine(ev.Text))
+		}
+	case turn.EventTrace:
+		if o.opts.Factory.Verbosity > 1 {
+			o.errLocked(ev.Text)
 		}
 	}
 }
@@ -181,12 +185,12 @@ func (o *output) finish(res *turn.Result) error {
 			if title == "" {
 				title = s.URL
 			}
-			fmt.Fprintf(io.ErrOut, "  [%d] %s — %s\n", i+1, render.Sanitize(title), s.URL)
+			fmt.Fprintf(io.ErrOut, "  [%d] %s — %s\n", i+1, render.SanitizeLine(title), render.SanitizeLine(s.URL))
 		}
 	}
 	for _, u := range res.Unverified {
 		if len(res.ToolCalls) > 0 || len(res.Sources) > 0 {
-			fmt.Fprintf(io.ErrOut, "warning: the answer cites %s, which asky did not retrieve\n", u)
+			fmt.Fprintf(io.ErrOut, "warning: the answer cites %s, which asky did not retrieve\n", render.SanitizeLine(u))
 		}
 	}
 	if o.verbose {
@@ -217,15 +221,18 @@ func jsonResult(res *turn.Result) map[string]any {
 	for _, s := range res.Sources {
 		srcs = append(srcs, jsonSource{URL: s.URL, Title: s.Title})
 	}
-	var sid any
+	var sid, hid any
 	if res.SessionID != 0 {
 		sid = res.SessionID
+	}
+	if res.HistoryID != 0 {
+		hid = res.HistoryID // null: the turn could not be saved
 	}
 	return map[string]any{
 		"answer":     res.Answer,
 		"model":      res.Model,
 		"session_id": sid,
-		"history_id": res.HistoryID,
+		"history_id": hid,
 		"tool_calls": calls,
 		"sources":    srcs,
 		"usage":      map[string]int{"prompt_tokens": res.Usage.PromptTokens, "completion_tokens": res.Usage.CompletionTokens},
@@ -240,3 +247,7 @@ func oneLine(s string, n int) string {
 	}
 	return s
 }
+
+// JSONResult is the `asky query --json` object for res, so the daemon's
+// own API returns exactly what the CLI prints.
+func JSONResult(res *turn.Result) any { return jsonResult(res) }

@@ -38,6 +38,8 @@ type Options struct {
 	SystemPrompt string
 	ToolOff      []string
 	ListTools    bool
+	Tools        string // --tools [off [a,b]|reset]
+	ToolsReset   bool   // --tools reset: forget the session's tools-off list
 	JSON         bool
 
 	// Remote is set for questions from the daemon (RunRemote): an
@@ -55,7 +57,8 @@ type Options struct {
 	ResumeSession  string // -rs SEL
 	NewSession     bool   // --session: name a new session from the query
 	ElephantMode   bool   // -em
-	OpenReport     bool   // -o
+	OpenReport     bool   // --open: write the report and open it
+	Output         string // -o [PATH]: write the HTML report (" " = archive dir)
 	CopyClipboard  bool   // -cc
 	SessionEnd     bool   // -se
 	SessionHistory string // -sh [N]
@@ -65,6 +68,9 @@ type Options struct {
 	History        string // -H [N]
 	Reply          bool   // --reply
 	TerminalLines  string // -tl [N]
+	SendMail       string // --sendmail addr,…
+	Subject        string // --subject
+	PushData       string // --push-data ENDPOINT[?k=v]
 }
 
 // NewCmdQuery builds the query command; runF replaces the run function in
@@ -85,6 +91,7 @@ func NewCmdQuery(f *cmdutil.Factory, runF func(context.Context, *Options) error)
 			$ asky query "what is new in Go 1.26"
 			$ cat error.log | asky query why does this fail
 			$ asky query -L --json "2+2" | jq -r .answer
+			$ asky query --shortlist on -v "latest Go release notes"
 		`),
 		Args: cobra.ArbitraryArgs,
 		RunE: func(c *cobra.Command, args []string) error {
@@ -96,6 +103,11 @@ func NewCmdQuery(f *cmdutil.Factory, runF func(context.Context, *Options) error)
 			opts.ToolOff = tools.ParseToolList(opts.ToolOff)
 			if opts.Turns < 0 {
 				return cmdutil.FlagErrorf("--turns must be positive, got %d", opts.Turns)
+			}
+			switch opts.Shortlist {
+			case "", "on", "off", "reset":
+			default:
+				return cmdutil.FlagErrorf("--shortlist takes on, off or reset, got %q", opts.Shortlist)
 			}
 			if runF != nil {
 				return runF(c.Context(), opts)
@@ -109,19 +121,24 @@ func NewCmdQuery(f *cmdutil.Factory, runF func(context.Context, *Options) error)
 	fl.IntVarP(&opts.Turns, "turns", "t", 0, "maximum tool-using turns for this question")
 	fl.StringVar(&opts.SystemPrompt, "system-prompt", "", "replace the whole system prompt with `text` (alias -sp)")
 	fl.StringArrayVar(&opts.ToolOff, "tool-off", nil, "disable a tool by `name` (repeatable, comma list, or all; alias -off)")
-	fl.BoolVar(&opts.ListTools, "tools", false, "list the tools the model can use and exit")
+	fl.StringVar(&opts.Tools, "tools", "", "list the tools (no value), turn them `off [a,b]` for this question and session, or reset")
+	fl.Lookup("tools").NoOptDefVal = toolsFlagList
+	fl.BoolVar(&opts.ListTools, "list-tools", false, "list the tools the model can use and exit")
+	fl.BoolVar(&opts.ToolsReset, "tools-reset", false, "forget the session's tools-off list")
 	fl.BoolVar(&opts.JSON, "json", false, "print the result as JSON (answer, sources, tool calls, usage)")
 	fl.StringVarP(&opts.Continue, "continue-chat", "c", "", "continue from history `selector` (no value: the last turn)")
 	fl.Lookup("continue-chat").NoOptDefVal = "~1"
 	fl.BoolVarP(&opts.Summarize, "summarize", "s", false, "summarize fetched pages and use summaries for -c context")
 	fl.StringVarP(&opts.Research, "research", "r", "", "research mode over `pointer`: files, dirs, comma list, or web")
 	fl.Lookup("research").NoOptDefVal = " "
-	fl.StringVar(&opts.Shortlist, "shortlist", "", "pre-select sources before the model runs: on, off or reset")
+	fl.StringVar(&opts.Shortlist, "shortlist", "", "search, read and rank web sources before the model runs: `on`, off, or reset (kept on the session)")
 	fl.StringVar(&opts.StickySession, "sticky-session", "", "create session `name` and bind this shell to it (alias -ss)")
 	fl.StringVar(&opts.ResumeSession, "resume-session", "", "bind this shell to session `selector` (alias -rs)")
 	fl.BoolVar(&opts.NewSession, "session", false, "start a new session named from the question")
-	fl.BoolVar(&opts.ElephantMode, "elephant-mode", false, "remember facts about you from this session (alias -em)")
-	fl.BoolVarP(&opts.OpenReport, "open", "o", false, "write the answer as an HTML report and open it")
+	fl.BoolVar(&opts.ElephantMode, "elephant-mode", false, "after each answer, save facts you state about yourself to the session's memory (alias -em)")
+	fl.StringVarP(&opts.Output, "output", "o", "", "write the answer as an HTML report to `path` (no value: the archive dir)")
+	fl.Lookup("output").NoOptDefVal = " "
+	fl.BoolVar(&opts.OpenReport, "open", false, "write the HTML report (see -o) and open it in the browser")
 	fl.BoolVar(&opts.CopyClipboard, "copy-clipboard", false, "copy the final answer to the clipboard (alias -cc)")
 	fl.BoolVar(&opts.SessionEnd, "session-end", false, "detach this shell from its session (alias -se)")
 	fl.StringVar(&opts.SessionHistory, "session-history", "", "list `N` sessions (alias -sh)")
@@ -132,8 +149,12 @@ func NewCmdQuery(f *cmdutil.Factory, runF func(context.Context, *Options) error)
 	fl.StringVarP(&opts.History, "history", "H", "", "list the last `N` turns")
 	fl.Lookup("history").NoOptDefVal = "10"
 	fl.BoolVar(&opts.Reply, "reply", false, "continue the last conversation as a session")
-	fl.StringVar(&opts.TerminalLines, "terminal-lines", "", "add the last `N` lines of terminal scrollback (alias -tl)")
-	for _, name := range []string{"terminal-lines", "elephant-mode", "shortlist"} {
+	fl.StringVar(&opts.TerminalLines, "terminal-lines", "", "send the last `N` lines of this terminal (tmux, kitty, WezTerm) to the model with the question; default [general] terminal_context_lines (alias -tl)")
+	fl.Lookup("terminal-lines").NoOptDefVal = " "
+	fl.StringVar(&opts.SendMail, "sendmail", "", "mail the answer as HTML to `addresses` (comma list) through [email] SMTP")
+	fl.StringVar(&opts.Subject, "subject", "", "mail `subject` for --sendmail (default: the answer's title)")
+	fl.StringVar(&opts.PushData, "push-data", "", "POST the answer as JSON to [push_data.NAME] `endpoint` (NAME?key=value passes parameters)")
+	for _, name := range []string{"list-tools", "tools-reset"} {
 		_ = fl.MarkHidden(name)
 	}
 	cmd.Flags().SetInterspersed(true)

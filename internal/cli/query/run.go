@@ -3,17 +3,18 @@ package query
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
-	"io"
 	"strings"
 	"time"
 	"unicode/utf8"
 
 	"github.com/askygo/asky/internal/cli/cmdutil"
-	"github.com/askygo/asky/internal/config"
-	"github.com/askygo/asky/internal/llm/provider"
+	"github.com/askygo/asky/internal/iostreams"
+	"github.com/askygo/asky/internal/llm"
 	"github.com/askygo/asky/internal/tools"
 	"github.com/askygo/asky/internal/turn"
+	"github.com/askygo/asky/internal/turn/compose"
 )
 
 func run(ctx context.Context, opts *Options) error {
@@ -27,13 +28,21 @@ func run(ctx context.Context, opts *Options) error {
 	for _, d := range cfg.Diagnostics {
 		fmt.Fprintf(opts.IO.ErrOut, "warning: %s\n", d)
 	}
+	if err := applyToolsFlag(opts, cfg); err != nil {
+		return err
+	}
+	takeOutputPath(opts)
+	takeTerminalLines(opts)
+	if err := checkDelivery(opts, cfg); err != nil {
+		return err
+	}
 	sx, done, err := beginSession(ctx, opts, cfg)
 	if done || err != nil {
 		return err
 	}
-	req := &turn.Request{Lean: opts.Lean, MaxTurns: opts.Turns, SystemPrompt: opts.SystemPrompt}
+	core := newCore(opts)
 	if opts.ListTools {
-		reg, err := buildTools(ctx, opts, cfg, req)
+		reg, err := core.Tools(ctx, coreRequest(opts, sx))
 		if err != nil {
 			return err
 		}
@@ -56,41 +65,34 @@ func run(ctx context.Context, opts *Options) error {
 	case input != "":
 		input = "Input from stdin:\n```\n" + strings.TrimRight(input, "\n") + "\n```"
 	}
-	req.Query, req.Input = question, input
-	if !opts.Lean {
-		// Tools are composed before the model is resolved so that a bad
-		// -off name is a usage error even without a working provider.
-		if req.Tools, err = buildTools(ctx, opts, cfg, req); err != nil {
+	if opts.TerminalLines != "" {
+		if question, err = withTerminalLines(ctx, opts, cfg, question); err != nil {
 			return err
 		}
-	} else if err := leanMemoryTrigger(ctx, opts, cfg, req); err != nil {
-		return err
 	}
+	q := coreRequest(opts, sx)
+	q.Question, q.Input = question, input
 
-	model, err := cfg.ResolveModel(ctx, opts.Model, opts.Factory.Env())
-	if err != nil {
-		return err
-	}
-	if model.Detected && opts.Factory.Verbosity > 0 {
-		fmt.Fprintf(opts.IO.ErrOut, "using detected model %s (%s at %s)\n", model.ID, model.APIName, model.BaseURL)
-	}
-	req.Model = model
 	out := newOutput(opts)
 	defer out.close()
-	client, err := provider.New(model, opts.Factory.HTTPClient(), clientOptions(opts, cfg, out))
-	if err != nil {
+	// Every retry is one line even without -v: a silent wait looks hung.
+	core.OnRetry = func(attempt int, wait time.Duration, err error) {
+		out.stderr(llm.RetryNotice(err, attempt, cfg.Limits.MaxRetries, wait))
+		if opts.Factory.Verbosity > 0 {
+			out.stderr("  " + err.Error())
+		}
+	}
+	if opts.Factory.Verbosity > 1 {
+		core.Trace = out.traceWriter()
+	}
+	res, err := core.Run(ctx, q, out.event)
+	if se := (*turn.SaveError)(nil); errors.As(err, &se) && res != nil {
+		// The answer was paid for: show it, then report the failed save.
+		if ferr := out.finish(res); ferr != nil {
+			return ferr
+		}
 		return err
 	}
-	req.Client = client
-	st, err := opts.Store()
-	if err != nil {
-		return err
-	}
-	if err := sx.prepare(ctx, req); err != nil {
-		return err
-	}
-	eng := &turn.Engine{Store: st, Now: opts.Now, DefaultMaxTurns: cfg.General.MaxTurns}
-	res, err := eng.Run(ctx, *req, out.event)
 	if err != nil {
 		out.abort()
 		return err
@@ -98,31 +100,36 @@ func run(ctx context.Context, opts *Options) error {
 	if err := out.finish(res); err != nil {
 		return err
 	}
+	sx.afterAnswer = func(ctx context.Context) { core.AfterAnswer(ctx, q, res, out.event) }
 	return sx.after(ctx, res)
 }
 
-// clientOptions maps config and verbosity onto the provider options.
-func clientOptions(opts *Options, cfg *config.Config, out *output) provider.Options {
-	po := provider.Options{
-		Timeout:        time.Duration(cfg.General.RequestTimeout) * time.Second,
-		IdleTimeout:    time.Duration(cfg.General.StreamIdleTimeout) * time.Second,
-		UserAgent:      cfg.General.LLMUserAgent,
-		MaxRetries:     cfg.Limits.MaxRetries,
-		InitialBackoff: time.Duration(cfg.Limits.InitialBackoff) * time.Second,
-		MaxBackoff:     time.Duration(cfg.Limits.MaxBackoff) * time.Second,
-	}
-	if opts.Factory.Verbosity > 0 {
-		po.OnRetry = func(attempt int, wait time.Duration, err error) {
-			out.stderr(fmt.Sprintf("retry %d in %s: %v", attempt, wait.Round(100*time.Millisecond), err))
-		}
-	}
-	if opts.Factory.Verbosity > 1 {
-		po.Trace = out.traceWriter()
-	}
-	return po
+// newCore is the orchestration core over the command's factory.
+func newCore(opts *Options) *compose.Core {
+	f := opts.Factory
+	return &compose.Core{Config: opts.Config, Store: opts.Store, HTTPClient: f.HTTPClient, Getenv: f.Getenv,
+		Env: f.Env, Now: opts.Now, Warn: func(s string) { fmt.Fprintln(opts.IO.ErrOut, "warning: "+s) }}
 }
 
-// readStdin reads piped stdin up to limit bytes. Binary input is refused.
+// coreRequest translates the flags (and the session chosen for this
+// shell) into the core's request; the question is set by the caller.
+func coreRequest(opts *Options, sx *sessionTurn) compose.Request {
+	q := compose.Request{Session: sx.sess, ContinueIDs: sx.contIDs, Model: opts.Model, Lean: opts.Lean,
+		MaxTurns: opts.Turns, SystemPrompt: opts.SystemPrompt, ToolOff: opts.ToolOff, ResearchSet: opts.ResearchSet,
+		Research: opts.Research, Shortlist: opts.Shortlist, Summarize: opts.Summarize, Remote: opts.Remote,
+		ToolsReset: opts.ToolsReset, ElephantMode: opts.ElephantMode, Question: joinWords(opts.Words)}
+	if q.Shortlist == "reset" {
+		q.Shortlist = ""
+	}
+	return q
+}
+
+// stdinIdle is how long piped stdin may pause, once it has started,
+// before asky stops waiting for more (tail -f never ends).
+const stdinIdle = time.Second
+
+// readStdin reads piped stdin up to limit bytes, never waiting for an EOF
+// that may not come (see iostreams.ReadPiped). Binary input is refused.
 func readStdin(opts *Options, limit int) (string, string, error) {
 	if opts.IO.IsStdinTTY() || opts.IO.In == nil {
 		return "", "", nil
@@ -130,25 +137,33 @@ func readStdin(opts *Options, limit int) (string, string, error) {
 	if limit <= 0 {
 		limit = 100 << 10
 	}
-	buf, err := io.ReadAll(io.LimitReader(opts.IO.In, int64(limit)+1))
+	idle := stdinIdle
+	buf, why, err := iostreams.ReadPiped(opts.IO.In, limit, idle)
 	if err != nil {
 		return "", "", fmt.Errorf("read stdin: %w", err)
 	}
 	notice := ""
-	if len(buf) > limit {
+	switch why {
+	case iostreams.PipedCap:
 		buf = buf[:limit]
 		for len(buf) > 0 && !utf8.Valid(buf[len(buf)-min(len(buf), 4):]) {
 			buf = buf[:len(buf)-1]
 		}
 		notice = fmt.Sprintf("notice: stdin is longer than %d KB; only the first %d KB were sent (raise [input] stdin_max_bytes to send more)", limit>>10, limit>>10)
-		// Drain the rest so a writer on the other side of the pipe is not
-		// left blocked.
-		_, _ = io.Copy(io.Discard, opts.IO.In)
+	case iostreams.PipedIdle:
+		notice = fmt.Sprintf("notice: stdin paused for %s; sent the %s that arrived (pipe a finished file to send all of it)", idle, byteCount(len(buf)))
 	}
 	if bytes.IndexByte(buf, 0) >= 0 || !utf8.Valid(buf) {
 		return "", "", cmdutil.UsageError("pipe text, not binary data (for documents use `asky corpus ingest`)", "stdin looks like binary data")
 	}
 	return string(buf), notice, nil
+}
+
+func byteCount(n int) string {
+	if n < 1<<10 {
+		return fmt.Sprintf("%d bytes", n)
+	}
+	return fmt.Sprintf("%.1f KB", float64(n)/(1<<10))
 }
 
 func listTools(opts *Options, reg *tools.Registry) error {

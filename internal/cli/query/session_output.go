@@ -1,27 +1,22 @@
 package query
 
 import (
-	"bytes"
 	"context"
 	"fmt"
-	"html"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"time"
 
-	"github.com/yuin/goldmark"
-	gmext "github.com/yuin/goldmark/extension"
-
 	"github.com/askygo/asky/internal/cli/session"
 	"github.com/askygo/asky/internal/clipboard"
+	"github.com/askygo/asky/internal/report"
 	"github.com/askygo/asky/internal/turn"
 )
 
-// after runs once the answer is printed: -cc copies it, -o writes the HTML
-// report. Failures are warnings; the answer is already out.
+// after runs once the answer is printed: -cc copies it, -o/--open write
+// (and open) the HTML report, -em extracts memories.
+// Failures are warnings; the answer is already out.
 func (sx *sessionTurn) after(ctx context.Context, res *turn.Result) error {
 	if res == nil {
 		return nil
@@ -42,16 +37,12 @@ func (sx *sessionTurn) after(ctx context.Context, res *turn.Result) error {
 			fmt.Fprintf(opts.IO.ErrOut, "copied the answer to the clipboard (%s)\n", how)
 		}
 	}
-	if opts.OpenReport {
-		path, err := sx.writeReport(ctx, res)
-		if err != nil {
-			fmt.Fprintf(opts.IO.ErrOut, "warning: could not write the HTML report: %v\n", err)
-			return nil
-		}
-		fmt.Fprintf(opts.IO.ErrOut, "report: %s\n", path)
-		if opts.IO.IsStdoutTTY() {
-			openInBrowser(path)
-		}
+	if opts.OpenReport || opts.Output != "" {
+		sx.report(ctx, res)
+	}
+	sx.deliverAnswer(ctx, res)
+	if sx.afterAnswer != nil {
+		sx.afterAnswer(ctx)
 	}
 	return nil
 }
@@ -84,20 +75,12 @@ func (sx *sessionTurn) writeReport(ctx context.Context, res *turn.Result) (strin
 			md += fmt.Sprintf("- [%s](%s)\n", strings.ReplaceAll(label, "]", ""), src.URL)
 		}
 	}
-	page, err := reportHTML(title, md, time.Now())
+	page, err := report.HTML(title, md, time.Now())
 	if err != nil {
 		return "", err
 	}
-	dir := filepath.Join(sx.cfg.Paths.CacheDir, "reports")
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return "", err
-	}
-	path := filepath.Join(dir, name)
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, page, 0o600); err != nil {
-		return "", err
-	}
-	return path, os.Rename(tmp, path)
+	path := reportPath(sx.opts.Output, filepath.Join(sx.cfg.Paths.DataDir, "archive"), name, sx.opts.Factory.Getenv("HOME"))
+	return path, report.Write(path, page)
 }
 
 func reportTitle(words []string) string {
@@ -108,42 +91,58 @@ func reportTitle(words []string) string {
 	return oneLine(q, 100)
 }
 
-const reportCSS = `body{font:16px/1.6 system-ui,sans-serif;max-width:46rem;margin:2rem auto;padding:0 1rem;color:#222}
-pre{background:#f5f5f5;padding:.8rem;overflow:auto;border-radius:6px}code{font-family:ui-monospace,monospace}
-table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:.3rem .6rem}footer{color:#777;font-size:.85rem;margin-top:3rem}
-@media (prefers-color-scheme:dark){body{background:#161616;color:#ddd}pre{background:#262626}a{color:#8cf}}`
-
-// reportHTML renders markdown to a standalone page.
-func reportHTML(title, md string, now time.Time) ([]byte, error) {
-	var body bytes.Buffer
-	gm := goldmark.New(goldmark.WithExtensions(gmext.GFM))
-	if err := gm.Convert([]byte(md), &body); err != nil {
-		return nil, err
-	}
-	var b bytes.Buffer
-	fmt.Fprintf(&b, "<!doctype html>\n<html><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width\">\n<title>%s</title>\n<style>%s</style></head>\n<body>\n", html.EscapeString(title), reportCSS)
-	b.Write(body.Bytes())
-	fmt.Fprintf(&b, "<footer>asky · %s</footer>\n</body></html>\n", now.Format("2006-01-02 15:04"))
-	return b.Bytes(), nil
-}
-
-// openInBrowser starts the platform opener without waiting for it.
-func openInBrowser(path string) {
-	var name string
-	var args []string
-	switch runtime.GOOS {
-	case "darwin":
-		name, args = "open", []string{path}
-	case "windows":
-		name, args = "rundll32", []string{"url.dll,FileProtocolHandler", path}
-	default:
-		name, args = "xdg-open", []string{path}
-	}
-	if _, err := exec.LookPath(name); err != nil {
+// report writes the HTML report and, with --open, opens it. Failures are
+// warnings: the answer is already printed.
+func (sx *sessionTurn) report(ctx context.Context, res *turn.Result) {
+	opts := sx.opts
+	path, err := sx.writeReport(ctx, res)
+	if err != nil {
+		fmt.Fprintf(opts.IO.ErrOut, "warning: could not write the HTML report: %v\n", err)
 		return
 	}
-	cmd := exec.Command(name, args...)
-	if cmd.Start() == nil {
-		go cmd.Wait()
+	fmt.Fprintf(opts.IO.ErrOut, "report: %s\n", path)
+	if !opts.OpenReport {
+		return
+	}
+	op := report.Opener{Getenv: opts.Factory.Getenv}
+	if err := op.Open(path); err != nil {
+		fmt.Fprintf(opts.IO.ErrOut, "warning: could not open the report: %v; open file://%s in a browser\n", err, path)
+	}
+}
+
+// reportPath is where the report goes: -o's path (a directory, existing
+// or ending in /, gets the default file name), else the archive dir.
+func reportPath(output, archive, name, home string) string {
+	out := strings.TrimSpace(output)
+	if out == "" {
+		return filepath.Join(archive, name)
+	}
+	if strings.HasPrefix(out, "~/") && home != "" {
+		out = filepath.Join(home, out[2:])
+	}
+	if strings.HasSuffix(out, "/") || isDir(out) {
+		return filepath.Join(out, name)
+	}
+	return out
+}
+
+func isDir(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.IsDir()
+}
+
+// takeOutputPath gives -o its path when the path came as the next word:
+// pflag binds an optional value only with "=", so `asky -o r.html q`
+// arrives as -o plus the words "r.html q". A word ending in .html/.htm or
+// "/", or naming an existing directory, is the path; anything else is the
+// question.
+func takeOutputPath(opts *Options) {
+	if opts.Output != " " || len(opts.Words) == 0 {
+		return
+	}
+	w := opts.Words[0]
+	lw := strings.ToLower(w)
+	if strings.HasSuffix(lw, ".html") || strings.HasSuffix(lw, ".htm") || strings.HasSuffix(w, "/") || (strings.ContainsRune(w, '/') && isDir(w)) {
+		opts.Output, opts.Words = w, opts.Words[1:]
 	}
 }

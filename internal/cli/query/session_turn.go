@@ -14,11 +14,8 @@ import (
 	clisession "github.com/askygo/asky/internal/cli/session"
 	"github.com/askygo/asky/internal/clipboard"
 	"github.com/askygo/asky/internal/config"
-	"github.com/askygo/asky/internal/llm"
-	"github.com/askygo/asky/internal/llm/provider"
 	sess "github.com/askygo/asky/internal/session"
 	"github.com/askygo/asky/internal/store"
-	"github.com/askygo/asky/internal/turn"
 	"github.com/askygo/asky/internal/userprompt"
 )
 
@@ -35,6 +32,9 @@ type sessionTurn struct {
 	sess *store.Session
 	// contIDs are history turns loaded as context by -c.
 	contIDs []int64
+	// afterAnswer runs the core's post-answer work (elephant mode) once
+	// the answer is printed.
+	afterAnswer func(context.Context)
 }
 
 // beginSession runs first in a query: legacy action flags, presets and
@@ -98,7 +98,7 @@ func beginSession(ctx context.Context, opts *Options, cfg *config.Config) (*sess
 		if err := sx.persistDefaults(ctx); err != nil {
 			return sx, true, err
 		}
-		sx.applyDefaults()
+		sx.applyTerminalDefaults()
 	}
 	return sx, false, nil
 }
@@ -274,7 +274,7 @@ func (sx *sessionTurn) stdinHasData() bool {
 // explicitDefaults reports whether any flag that persists on a session was
 // given.
 func explicitDefaults(o *Options) bool {
-	return o.Model != "" || o.Lean || o.Turns > 0 || o.SystemPrompt != "" || len(o.ToolOff) > 0 ||
+	return o.Model != "" || o.Lean || o.Turns > 0 || o.SystemPrompt != "" || len(o.ToolOff) > 0 || o.ToolsReset ||
 		o.Shortlist != "" || o.ResearchSet || o.Summarize || o.ElephantMode || o.TerminalLines != ""
 }
 
@@ -302,6 +302,9 @@ func (sx *sessionTurn) persistDefaults(ctx context.Context) error {
 	}
 	if o.SystemPrompt != "" {
 		s.Defaults.SystemPrompt = o.SystemPrompt
+	}
+	if o.ToolsReset {
+		s.Defaults.ToolOff = nil
 	}
 	if len(o.ToolOff) > 0 {
 		s.Defaults.ToolOff = append([]string(nil), o.ToolOff...)
@@ -331,41 +334,21 @@ func (sx *sessionTurn) persistDefaults(ctx context.Context) error {
 	return sx.st.UpdateSessionSettings(ctx, s)
 }
 
-// applyDefaults fills flags not given from the session.
-func (sx *sessionTurn) applyDefaults() {
-	o, s := sx.opts, sx.sess
-	d := s.Defaults
-	if o.Model == "" {
-		o.Model = d.Model
-	}
-	o.Lean = o.Lean || d.Lean
-	if o.Turns == 0 {
-		o.Turns = s.MaxTurns
-	}
-	if o.SystemPrompt == "" {
-		o.SystemPrompt = d.SystemPrompt
-	}
-	if len(o.ToolOff) == 0 {
-		o.ToolOff = append([]string(nil), d.ToolOff...)
-	}
-	if o.Shortlist == "" {
-		o.Shortlist = s.ShortlistOverride
-	} else if o.Shortlist == "reset" {
-		o.Shortlist = ""
-	}
-	if !o.ResearchSet && d.Research != nil {
-		o.Research, o.ResearchSet = *d.Research, true
-	}
-	o.Summarize = o.Summarize || d.Summarize
-	o.ElephantMode = o.ElephantMode || s.MemoryAutoExtract
-	if o.TerminalLines == "" {
-		o.TerminalLines = d.TerminalLines
+// applyTerminalDefaults fills -tl from the session: reading the terminal
+// is the CLI's part. Every other stored default is applied by the core
+// (compose.ApplySessionDefaults).
+func (sx *sessionTurn) applyTerminalDefaults() {
+	if sx.opts.TerminalLines == "" {
+		sx.opts.TerminalLines = sx.sess.Defaults.TerminalLines
 	}
 }
 
 // defaultsOnly handles flags without a question: they are stored on the
 // shell's session. Without a session it is the usual "no question" error.
 func (sx *sessionTurn) defaultsOnly(ctx context.Context) error {
+	if sx.sess == nil && sx.opts.ToolsReset {
+		return cmdutil.UsageError("--tools reset clears a session's tools-off list; this shell has no session (see asky session list)", "no session to reset")
+	}
 	if sx.sess == nil {
 		// Unlike the original, a stray `asky -L` does not silently start a
 		// session: flags alone only mean something for a session.
@@ -390,88 +373,14 @@ func describeDefaults(o *Options) string {
 	add(o.Lean, "lean")
 	add(o.Turns > 0, fmt.Sprintf("%d turns", o.Turns))
 	add(o.SystemPrompt != "", "system prompt")
+	add(o.ToolsReset, "tools reset")
 	add(len(o.ToolOff) > 0, "tools off: "+strings.Join(o.ToolOff, ","))
 	add(o.Shortlist != "", "shortlist "+o.Shortlist)
 	add(o.ResearchSet, "research")
 	add(o.Summarize, "summaries")
 	add(o.ElephantMode, "memory extraction")
-	add(o.TerminalLines != "", "terminal lines "+o.TerminalLines)
+	add(o.TerminalLines != "", strings.TrimSpace("terminal lines "+strings.TrimSpace(o.TerminalLines)))
 	return strings.Join(parts, ", ")
-}
-
-// prepare runs after the model is resolved and before the engine: it names
-// a pending session, compacts a long session (before the request, so the
-// printed answer is never delayed) and loads the conversation and -c
-// context into req.
-func (sx *sessionTurn) prepare(ctx context.Context, req *turn.Request) error {
-	if sx.st == nil {
-		return nil
-	}
-	summarize := sx.summarizer(req)
-	var history []llm.Message
-	if len(sx.contIDs) > 0 {
-		msgs, err := sess.ContinuationMessages(ctx, sx.st, sx.contIDs, sx.opts.Summarize, summarize)
-		if err != nil {
-			return err
-		}
-		history = append(history, msgs...)
-		sx.notice("Loaded context from history " + joinIDs(sx.contIDs))
-	}
-	if s := sx.sess; s != nil {
-		req.SessionID = s.ID
-		if s.Defaults.PendingAutoName && s.Name == "" {
-			sx.autoName(ctx, req.Query)
-		}
-		if !req.Lean && req.Model != nil {
-			c := &sess.Compactor{Store: sx.st, ThresholdPct: sx.cfg.Session.CompactionThreshold,
-				Strategy: sx.cfg.Session.CompactionStrategy, Summarize: summarize}
-			note, err := c.Maybe(ctx, s, req.Model.ContextSize, req.Query+req.Input)
-			if err != nil {
-				if ctx.Err() != nil {
-					return err
-				}
-				sx.notice("warning: " + err.Error() + "; sending the full conversation")
-			} else if note != "" {
-				sx.notice(note)
-			}
-		}
-		msgs, err := sess.SessionMessages(ctx, sx.st, s)
-		if err != nil {
-			return err
-		}
-		history = append(history, msgs...)
-	}
-	req.History = append(history, req.History...)
-	return nil
-}
-
-// autoName names a placeholder session from its first question.
-func (sx *sessionTurn) autoName(ctx context.Context, q string) {
-	name, err := sess.UniqueName(ctx, sx.st, sess.AutoName(q))
-	if err != nil {
-		return
-	}
-	if err := sx.st.RenameSession(ctx, sx.sess.ID, name); err != nil {
-		return
-	}
-	sx.sess.Name = name
-	sx.sess.Defaults.PendingAutoName = false
-	_ = sx.st.UpdateSessionSettings(ctx, sx.sess)
-}
-
-func modelID(req *turn.Request) string {
-	if req.Model == nil {
-		return ""
-	}
-	return req.Model.ID
-}
-
-func joinIDs(ids []int64) string {
-	s := make([]string, len(ids))
-	for i, id := range ids {
-		s[i] = fmt.Sprint(id)
-	}
-	return strings.Join(s, ", ")
 }
 
 // flagWords renders the session-persisted flags given, for hints.
@@ -502,31 +411,4 @@ func flagWords(o *Options) []string {
 		w = append(w, "-s")
 	}
 	return w
-}
-
-// summarizer returns the Summarizer for compaction and -s: the configured
-// [general] summarization_model when it resolves, else the turn's own
-// model. The summarization client is only built when a summary is needed.
-func (sx *sessionTurn) summarizer(req *turn.Request) sess.Summarizer {
-	fallback := sess.LLMSummarizer(req.Client, modelID(req))
-	alias := sx.cfg.General.SummarizationModel
-	if alias == "" || (req.Model != nil && alias == req.Model.Alias) {
-		return fallback
-	}
-	return func(ctx context.Context, text string, maxChars int) (string, error) {
-		m, err := sx.cfg.ResolveModel(ctx, alias, sx.opts.Factory.Env())
-		if err != nil {
-			return fallback(ctx, text, maxChars)
-		}
-		client, err := provider.New(m, sx.opts.Factory.HTTPClient(), provider.Options{
-			Timeout:     time.Duration(sx.cfg.General.RequestTimeout) * time.Second,
-			IdleTimeout: time.Duration(sx.cfg.General.StreamIdleTimeout) * time.Second,
-			UserAgent:   sx.cfg.General.LLMUserAgent,
-			MaxRetries:  sx.cfg.Limits.MaxRetries,
-		})
-		if err != nil {
-			return fallback(ctx, text, maxChars)
-		}
-		return sess.LLMSummarizer(client, m.ID)(ctx, text, maxChars)
-	}
 }

@@ -3,6 +3,7 @@ package query
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -17,6 +18,7 @@ import (
 	sess "github.com/askygo/asky/internal/session"
 	"github.com/askygo/asky/internal/store"
 	"github.com/askygo/asky/internal/turn"
+	"github.com/askygo/asky/internal/turn/compose"
 )
 
 // env is one test world: an asky home and a runtime dir shared by the
@@ -90,13 +92,16 @@ func (e *env) ask(opts *Options, client *fakeLLM, ctxSize int) (*turn.Result, ll
 	if err != nil || done {
 		e.t.Fatalf("beginSession: done=%v err=%v", done, err)
 	}
-	req := &turn.Request{Query: joinWords(opts.Words), Lean: opts.Lean, MaxTurns: opts.Turns, Client: client,
-		Model: &config.ResolvedModel{Alias: "m", ID: "m", ContextSize: ctxSize}}
-	if err := sx.prepare(ctx, req); err != nil {
-		e.t.Fatalf("prepare: %v", err)
+	core := newCore(opts)
+	core.Model = func(context.Context, string) (*config.ResolvedModel, llm.Client, error) {
+		return &config.ResolvedModel{Alias: "m", ID: "m", ContextSize: ctxSize}, client, nil
 	}
-	eng := &turn.Engine{Store: e.st}
-	res, err := eng.Run(ctx, *req, nil)
+	q := coreRequest(opts, sx)
+	res, err := core.Run(ctx, q, func(ev turn.Event) {
+		if ev.Kind == turn.EventNotice {
+			fmt.Fprintln(opts.IO.ErrOut, ev.Text)
+		}
+	})
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -164,11 +169,14 @@ func TestSessionDefaultsPersist(t *testing.T) {
 	}
 	// A later plain question gets them back.
 	o, _, _ = e.shell(7, "what", "now")
-	if _, _, err := beginSession(ctx, o, e.cfg); err != nil {
+	sx2, _, err := beginSession(ctx, o, e.cfg)
+	if err != nil {
 		t.Fatal(err)
 	}
-	if o.Turns != 3 || !o.Lean || len(o.ToolOff) != 1 {
-		t.Fatalf("defaults not applied: %+v", o)
+	q := coreRequest(o, sx2)
+	compose.ApplySessionDefaults(&q, sx2.sess)
+	if q.MaxTurns != 3 || !q.Lean || len(q.ToolOff) != 1 {
+		t.Fatalf("defaults not applied: %+v", q)
 	}
 	// A flag given again overrides and is stored.
 	o, _, _ = e.shell(7, "x")
@@ -233,6 +241,9 @@ func TestSessionCompactionBeforeRequest(t *testing.T) {
 	}
 	o, _, errOut := e.shell(5, "next")
 	o.ResumeSession = "long"
+	// No tools and a one-line system prompt: the default ones alone would
+	// not fit this tiny context.
+	o.ToolOff, o.SystemPrompt = []string{"all"}, "Be brief."
 	fake := &fakeLLM{reply: "ok"}
 	_, req := e.ask(o, fake, 1000)
 	if !strings.Contains(errOut.String(), "session context compacted: 3 earlier turns") {
@@ -289,17 +300,6 @@ tr = "-L translate $1 to french"
 	}
 }
 
-func TestReportHTMLEscapesRawHTML(t *testing.T) {
-	page, err := reportHTML("<t>", "# Hi\n\n<script>alert(1)</script>\n\n```go\nx := 1\n```\n", time.Unix(0, 0))
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := string(page)
-	if strings.Contains(s, "<script>") || !strings.Contains(s, "<title>&lt;t&gt;</title>") || !strings.Contains(s, "<code class=\"language-go\">") {
-		t.Fatalf("page: %s", s)
-	}
-}
-
 func TestIdleSessionPromptsOnlyOnATerminal(t *testing.T) {
 	e := newEnv(t, "[session]\nidle_timeout_minutes = 10\n")
 	ctx := context.Background()
@@ -348,12 +348,13 @@ func TestAfterWritesReportAndWarnsWithoutClipboard(t *testing.T) {
 	if err := sx.after(context.Background(), &turn.Result{Answer: "# TCP\n\nA protocol.", HistoryID: 7}); err != nil {
 		t.Fatal(err)
 	}
-	path := filepath.Join(e.cfg.Paths.CacheDir, "reports", "asky-7.html")
+	path := filepath.Join(e.cfg.Paths.DataDir, "archive", "asky-7.html")
 	page, err := os.ReadFile(path)
 	if err != nil || !strings.Contains(string(page), "<h1>TCP</h1>") {
 		t.Fatalf("report: %v %q", err, page)
 	}
-	if !strings.Contains(errOut.String(), "report: "+path) || !strings.Contains(errOut.String(), "warning: could not copy the answer to the clipboard") {
+	if !strings.Contains(errOut.String(), "report: "+path) || !strings.Contains(errOut.String(), "warning: could not copy the answer to the clipboard") ||
+		!strings.Contains(errOut.String(), "could not open the report: no program to open it was found") {
 		t.Fatalf("stderr %q", errOut)
 	}
 }

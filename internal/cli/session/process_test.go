@@ -104,7 +104,7 @@ func TestSessionVerbErrors(t *testing.T) {
 		{`"$ASKY" session create paris-trip`, 1, "already exists"},
 		{`"$ASKY" session create 42`, 2, "would read as an id"},
 		{`"$ASKY" session delete --all`, 2, "--yes"},
-		{`"$ASKY" session bogus`, 2, "unknown subcommand"},
+		{`"$ASKY" session bogus`, 2, "is not a session command"},
 		{`"$ASKY" -rs nope`, 1, "no session matches"},
 		{`"$ASKY" session rename food paris-eats && "$ASKY" -sh`, 0, "paris-eats"},
 		{`"$ASKY" session delete S1`, 0, "Deleted session 1 (paris-trip)."},

@@ -18,10 +18,12 @@ type deps struct {
 	IO      *iostreams.IOStreams
 	Store   func() (*store.Store, error)
 	Binding func() *sess.Binding
+	// Style is the markdown style for a terminal (Factory.MarkdownStyle).
+	Style func() string
 }
 
 func newDeps(f *cmdutil.Factory) deps {
-	return deps{IO: f.IO, Store: f.Store, Binding: func() *sess.Binding { return sess.NewBinding(f.Getenv, f.Getppid()) }}
+	return deps{IO: f.IO, Store: f.Store, Binding: func() *sess.Binding { return sess.NewBinding(f.Getenv, f.Getppid()) }, Style: f.MarkdownStyle}
 }
 
 // ResolveError maps selector errors to usage errors (exit 2) with the

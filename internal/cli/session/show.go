@@ -91,7 +91,7 @@ func showRun(ctx context.Context, opts *ShowOptions) error {
 	}
 	md := Transcript(s, turns)
 	if opts.IO.IsStdoutTTY() {
-		fmt.Fprint(opts.IO.Out, render.Markdown(md, opts.IO.TerminalWidth(), opts.IO.ColorEnabled()))
+		fmt.Fprint(opts.IO.Out, render.Markdown(md, opts.IO.TerminalWidth(), opts.Style()))
 		return nil
 	}
 	fmt.Fprint(opts.IO.Out, md)

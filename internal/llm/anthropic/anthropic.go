@@ -26,7 +26,9 @@ type Client struct {
 
 // New returns a client for ep. The key (ep.Secret) is sent as x-api-key.
 func New(ep *wire.Endpoint) *Client {
-	ep.Name = "anthropic"
+	if ep.Name == "" {
+		ep.Name = "anthropic"
+	}
 	ep.Headers = maps.Clone(ep.Headers)
 	if ep.Headers == nil {
 		ep.Headers = map[string]string{}

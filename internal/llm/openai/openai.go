@@ -26,7 +26,9 @@ type Client struct {
 
 // New returns a client for ep. The key (ep.Secret) is sent as a bearer token.
 func New(ep *wire.Endpoint) *Client {
-	ep.Name = "openai"
+	if ep.Name == "" {
+		ep.Name = "openai"
+	}
 	ep.Headers = maps.Clone(ep.Headers)
 	if ep.Headers == nil {
 		ep.Headers = map[string]string{}

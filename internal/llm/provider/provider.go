@@ -24,13 +24,15 @@ type Options struct {
 	Timeout     time.Duration
 	IdleTimeout time.Duration
 	UserAgent   string
-	// MaxRetries, InitialBackoff and MaxBackoff drive the retry policy.
-	// Zero means the defaults (3 retries, 1 s, 30 s); MaxRetries < 0
-	// disables retries.
+	// MaxRetries, InitialBackoff, MaxBackoff and RetryBudget (total wait)
+	// drive the retry policy. Zero means the defaults (3 retries, 1 s,
+	// 30 s, 30 s); MaxRetries < 0 disables retries, RetryBudget < 0
+	// removes the bound on the total wait.
 	MaxRetries     int
 	InitialBackoff time.Duration
 	MaxBackoff     time.Duration
-	// OnRetry is told about each retry (shown with -v).
+	RetryBudget    time.Duration
+	// OnRetry is told about each retry (see llm.RetryNotice).
 	OnRetry func(attempt int, wait time.Duration, err error)
 	// Sleep replaces the retry wait (tests).
 	Sleep func(ctx context.Context, d time.Duration) error
@@ -45,12 +47,14 @@ const (
 	DefaultMaxRetries     = 3
 	DefaultInitialBackoff = time.Second
 	DefaultMaxBackoff     = 30 * time.Second
+	DefaultRetryBudget    = 30 * time.Second
 	DefaultUserAgent      = "asky-go"
 )
 
 // New returns a client for m using hc (the plain endpoint client).
 func New(m *config.ResolvedModel, hc *http.Client, o Options) (llm.Client, error) {
 	ep := &wire.Endpoint{
+		Name:        m.APIName,
 		BaseURL:     m.BaseURL,
 		HTTP:        hc,
 		Headers:     m.Headers,
@@ -77,6 +81,7 @@ func New(m *config.ResolvedModel, hc *http.Client, o Options) (llm.Client, error
 		MaxRetries: retries,
 		Initial:    or(o.InitialBackoff, DefaultInitialBackoff),
 		Max:        or(o.MaxBackoff, DefaultMaxBackoff),
+		Budget:     max(or(o.RetryBudget, DefaultRetryBudget), 0),
 		OnRetry:    o.OnRetry,
 		Sleep:      o.Sleep,
 	}), nil

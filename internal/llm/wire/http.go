@@ -20,7 +20,8 @@ import (
 // clients need to make a call: where, with which headers, how long to wait
 // and where to trace.
 type Endpoint struct {
-	// Name is the protocol label used in errors ("openai", "anthropic").
+	// Name labels errors: the configured api name ("openai", "local");
+	// the clients default it to their wire format when it is empty.
 	Name    string
 	BaseURL string
 	HTTP    *http.Client
@@ -48,7 +49,7 @@ func (e *Endpoint) Provider() string { return e.Name + " at " + e.BaseURL }
 
 // Errorf builds a classified error for this endpoint.
 func (e *Endpoint) Errorf(kind llm.Kind, streamed bool, format string, args ...any) *llm.Error {
-	return &llm.Error{Kind: kind, Provider: e.redact(e.Provider()), Streamed: streamed, Message: e.redact(fmt.Sprintf(format, args...))}
+	return &llm.Error{Kind: kind, Provider: e.redact(e.Provider()), API: e.Name, Streamed: streamed, Message: e.redact(fmt.Sprintf(format, args...))}
 }
 
 func (e *Endpoint) redact(s string) string {

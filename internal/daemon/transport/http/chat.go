@@ -124,6 +124,9 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 	created := s.o.Now().Unix()
 	if !req.Stream {
 		res, err := s.o.Service.Ask(r.Context(), a)
+		if unsaved(w, res, err) {
+			err = nil
+		}
 		if err != nil {
 			writeTurnError(w, err)
 			return

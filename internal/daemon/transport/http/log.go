@@ -18,7 +18,7 @@ func (s *Server) logged(next http.Handler) http.Handler {
 		if conv != "" {
 			conv = fmt.Sprintf(" conversation=%q", conv)
 		}
-		fmt.Fprintf(s.o.Log, "%s %s %s %s %d %s%s\n", start.UTC().Format(time.RFC3339), clientIP(r), r.Method, r.URL.Path,
+		fmt.Fprintf(s.o.Log, "%s %s %s %s %d %s%s\n", start.UTC().Format(time.RFC3339), clientIP(r), r.Method, r.URL.EscapedPath(),
 			rec.status, s.o.Now().Sub(start).Round(time.Millisecond), conv)
 	})
 }

@@ -15,8 +15,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"mime"
 	"net"
 	"net/http"
+	"net/url"
 	"strings"
 	"sync"
 	"time"
@@ -58,11 +60,12 @@ type Options struct {
 	Log io.Writer
 	Now func() time.Time
 	// Rate and Burst limit requests per client (token or IP); zero uses
-	// 2/s with a burst of 10.
+	// 2/s with a burst of 10 ([daemon.http] rate and burst).
 	Rate  rate.Limit
 	Burst int
 	// FailRate and FailBurst limit failed authentications per IP; zero
-	// uses one per 10 s with a burst of 5.
+	// uses one per 10 s with a burst of 5. A request with the valid token
+	// is never held back by them.
 	FailRate  rate.Limit
 	FailBurst int
 }
@@ -88,6 +91,9 @@ func New(o Options) *Server {
 	}
 	if o.Rate == 0 {
 		o.Rate, o.Burst = 2, 10
+	}
+	if o.Burst <= 0 {
+		o.Burst = max(1, int(o.Rate))
 	}
 	if o.FailRate == 0 {
 		o.FailRate, o.FailBurst = rate.Every(10*time.Second), 5
@@ -160,20 +166,24 @@ func (s *Server) checkHost(next http.Handler) http.Handler {
 	})
 }
 
-// guard applies authentication, rate limits and the body limit.
+// guard applies the cross-site checks, authentication, rate limits and
+// the body limit.
 func (s *Server) guard(h http.HandlerFunc) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !s.sameSite(w, r) {
+			return
+		}
 		ip := clientIP(r)
 		key := "ip:" + ip
 		if s.o.Token != "" {
-			fails := s.limiter(s.fails, ip, s.o.FailRate, s.o.FailBurst)
-			if fails.Tokens() < 1 {
-				w.Header().Set("Retry-After", "10")
-				writeError(w, http.StatusTooManyRequests, "rate_limited", "too many failed authentications; wait and retry")
-				return
-			}
+			// The token is checked first: failures from a web page or a
+			// guesser on the same address must not lock the owner out.
 			if !s.authorized(r) {
-				fails.Allow()
+				if !s.limiter(s.fails, ip, s.o.FailRate, s.o.FailBurst).Allow() {
+					w.Header().Set("Retry-After", "10")
+					writeError(w, http.StatusTooManyRequests, "rate_limited", "too many failed authentications; wait and retry")
+					return
+				}
 				w.Header().Set("WWW-Authenticate", `Bearer realm="asky"`)
 				writeError(w, http.StatusUnauthorized, "unauthorized", "missing or wrong bearer token (Authorization: Bearer $ASKY_DAEMON_TOKEN)")
 				return
@@ -182,7 +192,7 @@ func (s *Server) guard(h http.HandlerFunc) http.Handler {
 		}
 		if !s.limiter(s.limit, key, s.o.Rate, s.o.Burst).Allow() {
 			w.Header().Set("Retry-After", "1")
-			writeError(w, http.StatusTooManyRequests, "rate_limited", "too many requests; slow down")
+			writeError(w, http.StatusTooManyRequests, "rate_limited", "too many requests; slow down (raise [daemon.http] rate and burst)")
 			return
 		}
 		r.Body = http.MaxBytesReader(w, r.Body, MaxBody)
@@ -190,11 +200,37 @@ func (s *Server) guard(h http.HandlerFunc) http.Handler {
 	})
 }
 
+// sameSite refuses what a web page can send to a local daemon (CSRF): a
+// POST that is not application/json (text/plain and form posts need no
+// preflight), a foreign Origin, or a browser's Sec-Fetch-Site:
+// cross-site. Programs (curl, SDKs) send neither header.
+func (s *Server) sameSite(w http.ResponseWriter, r *http.Request) bool {
+	if site := strings.ToLower(r.Header.Get("Sec-Fetch-Site")); site == "cross-site" || site == "same-site" {
+		writeError(w, http.StatusForbidden, "forbidden_origin", "cross-site requests are refused")
+		return false
+	}
+	if origin := r.Header.Get("Origin"); origin != "" {
+		u, err := url.Parse(origin)
+		if err != nil || u.Host == "" || !s.hosts[strings.ToLower(strings.Trim(u.Hostname(), "[]"))] {
+			writeError(w, http.StatusForbidden, "forbidden_origin", fmt.Sprintf("origin %q is not allowed", origin))
+			return false
+		}
+	}
+	if r.Method == http.MethodPost {
+		mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
+		if err != nil || mt != "application/json" {
+			writeError(w, http.StatusUnsupportedMediaType, "invalid_request_error", "send the body as Content-Type: application/json")
+			return false
+		}
+	}
+	return true
+}
+
 // authorized compares sha256 digests in constant time: hashing first
-// hides the token's length too.
+// hides the token's length too. The scheme is case-insensitive (RFC 9110).
 func (s *Server) authorized(r *http.Request) bool {
-	got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-	if !ok {
+	scheme, got, ok := strings.Cut(strings.TrimSpace(r.Header.Get("Authorization")), " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
 		return false
 	}
 	h := sha256.Sum256([]byte(strings.TrimSpace(got)))
@@ -271,6 +307,9 @@ func (s *Server) ask(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	res, err := s.o.Service.Ask(r.Context(), daemon.Ask{Conversation: conversationKey(req.Conversation), Question: req.Question, Model: req.Model, Lean: req.Lean})
+	if unsaved(w, res, err) {
+		err = nil
+	}
 	if err != nil {
 		writeTurnError(w, err)
 		return
@@ -282,11 +321,24 @@ func (s *Server) ask(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, body)
 }
 
-// decode reads one JSON value, answering 413 or 400 itself on failure.
+// decode reads one JSON value, answering 413 or 400 itself on failure. A
+// body holding anything after that value (a second object) is refused:
+// two parsers must never disagree on which object a request meant.
 func decode(w http.ResponseWriter, dec *json.Decoder, v any) bool {
 	err := dec.Decode(v)
 	if err == nil {
-		return true
+		var extra json.RawMessage
+		if derr := dec.Decode(&extra); derr != io.EOF {
+			var tooBig *http.MaxBytesError
+			if errors.As(derr, &tooBig) {
+				err = derr
+			} else {
+				writeError(w, http.StatusBadRequest, "invalid_request_error", "invalid JSON body: the body must hold exactly one JSON object")
+				return false
+			}
+		} else {
+			return true
+		}
 	}
 	var tooBig *http.MaxBytesError
 	if errors.As(err, &tooBig) {
@@ -314,6 +366,18 @@ func conversationKey(name string) string {
 		return ""
 	}
 	return "http:" + name
+}
+
+// unsaved reports whether err only says that a complete answer could not
+// be saved: the client still gets the answer (it was paid for), with the
+// reason in an X-Asky-Warning header and history_id null.
+func unsaved(w http.ResponseWriter, res *turn.Result, err error) bool {
+	var se *turn.SaveError
+	if res == nil || !errors.As(err, &se) {
+		return false
+	}
+	w.Header().Set("X-Asky-Warning", strings.ReplaceAll(se.Error(), "\n", " "))
+	return true
 }
 
 // writeTurnError maps a failed ask onto a status code.

@@ -32,6 +32,8 @@ type fakeRunner struct {
 	// model calls a tool.
 	discard bool
 	block   chan struct{}
+	// saveErr makes the turn answer but fail to save.
+	saveErr error
 }
 
 func (f *fakeRunner) Run(ctx context.Context, a daemon.Ask) (*turn.Result, error) {
@@ -59,6 +61,9 @@ func (f *fakeRunner) Run(ctx context.Context, a daemon.Ask) (*turn.Result, error
 	}
 	for _, p := range []string{"Par", "is"} {
 		emit(turn.Event{Kind: turn.EventText, Text: p})
+	}
+	if f.saveErr != nil {
+		return &turn.Result{Answer: "Paris", Model: "fake"}, &turn.SaveError{Err: f.saveErr}
 	}
 	return &turn.Result{Answer: "Paris", Model: "fake", HistoryID: 7, SessionID: 3,
 		Usage: llm.Usage{PromptTokens: 10, CompletionTokens: 5}}, nil
@@ -91,6 +96,9 @@ func do(t *testing.T, method, url, token, body string, hdr ...string) (*http.Res
 	}
 	if token != "" {
 		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
 	}
 	for i := 0; i+1 < len(hdr); i += 2 {
 		if hdr[i] == "Host" {
@@ -152,10 +160,10 @@ func TestAuthFailuresAreRateLimited(t *testing.T) {
 	if resp.StatusCode != 429 || errType(t, body) != "rate_limited" || resp.Header.Get("Retry-After") == "" {
 		t.Fatalf("after failures: %d %s", resp.StatusCode, body)
 	}
-	// Guessing stops being possible from that address, even with the
-	// right token, until the limiter refills.
-	if resp, _ := do(t, "GET", srv.URL+"/v1/models", "s3cret", ""); resp.StatusCode != 429 {
-		t.Fatalf("right token while locked out: %d", resp.StatusCode)
+	// Guessing stops being possible from that address until the limiter
+	// refills, but the owner's valid token still gets through.
+	if resp, _ := do(t, "GET", srv.URL+"/v1/models", "s3cret", ""); resp.StatusCode != 200 {
+		t.Fatalf("right token while guesses are limited: %d", resp.StatusCode)
 	}
 }
 
@@ -499,5 +507,21 @@ func TestServeCancelsTurnsOnShutdown(t *testing.T) {
 	}
 	if err := <-served; err != nil {
 		t.Fatal(err)
+	}
+}
+
+// An answer that could not be saved is still returned (it was paid for),
+// with the reason in X-Asky-Warning.
+func TestUnsavedAnswerIsStillReturned(t *testing.T) {
+	srv := newServer(t, &fakeRunner{saveErr: errors.New("database /d/asky.db: database or disk is full (13)")}, Options{})
+	for _, path := range []string{"/v1/ask", "/v1/chat/completions"} {
+		body := `{"question":"x"}`
+		if path != "/v1/ask" {
+			body = `{"messages":[{"role":"user","content":"x"}]}`
+		}
+		resp, b := do(t, "POST", srv.URL+path, "", body)
+		if resp.StatusCode != 200 || !strings.Contains(b, "Paris") || !strings.Contains(resp.Header.Get("X-Asky-Warning"), "disk is full") {
+			t.Errorf("%s: %d %s (warning %q)", path, resp.StatusCode, b, resp.Header.Get("X-Asky-Warning"))
+		}
 	}
 }

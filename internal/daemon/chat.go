@@ -1,0 +1,248 @@
+package daemon
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/askygo/asky/internal/turn"
+)
+
+// MaxChatMessage bounds one incoming chat message; a longer one is refused
+// with a reply rather than sent to the model.
+const MaxChatMessage = 64 << 10
+
+// StatusInterval is the least time between two progress updates of one
+// chat answer (the original's 2 s: chat clients show each edit).
+const StatusInterval = 2 * time.Second
+
+// ChatMessage is one text message from a chat transport, already
+// authorized by the transport.
+type ChatMessage struct {
+	// Conversation is the session name: xmpp:<bare-jid>, telegram:<chat>…
+	Conversation string
+	Text         string
+}
+
+// ChatOutput is where a chat answer goes. Status is called with the
+// first progress line at once and then at most every StatusInterval;
+// Final is called exactly once with the answer or an error text.
+type ChatOutput interface {
+	Status(ctx context.Context, text string)
+	Final(ctx context.Context, text string, failed bool)
+}
+
+// CommandHandler runs command-looking chat text (`/session …`, `-H`,
+// `\preset`…) with the remote policy. The daemon command injects it so
+// transports never import the CLI.
+type CommandHandler interface {
+	Command(ctx context.Context, conversation, text string) (CommandResult, error)
+}
+
+// CommandResult is what a command came to: a reply, or (Handled false)
+// a question to ask after all, e.g. a preset's expansion or `-L words`.
+type CommandResult struct {
+	Handled bool
+	Reply   string
+	// Question, Model and Lean describe the ask when not Handled.
+	Question string
+	Model    string
+	Lean     bool
+}
+
+// Chat routes chat messages: commands to the CommandHandler, anything else
+// to the Service as a question, with throttled progress. Every chat
+// transport uses it, so routing and limits are the same everywhere.
+type Chat struct {
+	Service  *Service
+	Commands CommandHandler
+	// Uploads stores and ingests documents sent by URL; nil refuses them.
+	Uploads *Uploads
+	// Interval overrides StatusInterval (tests).
+	Interval time.Duration
+	Now      func() time.Time
+
+	mu sync.Mutex
+	// models are the chats' default_model overrides (inline TOML).
+	models map[string]string
+}
+
+// Handle answers m through out. It returns when the answer was given.
+func (c *Chat) Handle(ctx context.Context, m ChatMessage, out ChatOutput) {
+	text := strings.TrimSpace(m.Text)
+	if text == "" {
+		return
+	}
+	if len(text) > MaxChatMessage {
+		out.Final(ctx, fmt.Sprintf("Error: the message is too long (%d KB; the limit is %d KB).", len(text)>>10, MaxChatMessage>>10), true)
+		return
+	}
+	if model, found, err := parseOverride(text); found {
+		if err != nil {
+			out.Final(ctx, "Error: "+err.Error(), true)
+			return
+		}
+		c.mu.Lock()
+		if c.models == nil {
+			c.models = map[string]string{}
+		}
+		c.models[m.Conversation] = model
+		c.mu.Unlock()
+		out.Final(ctx, fmt.Sprintf("Override set for this chat until the daemon restarts: default_model = %q.", model), false)
+		return
+	}
+	a := Ask{Conversation: m.Conversation, Question: text}
+	c.mu.Lock()
+	a.Model = c.models[m.Conversation]
+	c.mu.Unlock()
+	if c.Commands != nil && LooksLikeCommand(text) {
+		res, err := c.Commands.Command(ctx, m.Conversation, text)
+		switch {
+		case err != nil:
+			out.Final(ctx, "Error: "+err.Error(), true)
+			return
+		case res.Handled:
+			out.Final(ctx, res.Reply, false)
+			return
+		}
+		a.Question, a.Lean = res.Question, res.Lean
+		if res.Model != "" {
+			a.Model = res.Model
+		}
+		if strings.TrimSpace(a.Question) == "" {
+			out.Final(ctx, "Error: no question after the flags.", true)
+			return
+		}
+	}
+	c.ask(ctx, a, out)
+}
+
+// Upload stores and ingests the documents at urls and acknowledges them.
+func (c *Chat) Upload(ctx context.Context, conversation string, urls []string, out ChatOutput) {
+	reply := c.Uploads.Handle(ctx, conversation, urls)
+	out.Final(ctx, reply, strings.HasPrefix(reply, "Error") || !strings.Contains(reply, "✓") && !strings.Contains(reply, "="))
+}
+
+func (c *Chat) ask(ctx context.Context, a Ask, out ChatOutput) {
+	interval := c.Interval
+	if interval <= 0 {
+		interval = StatusInterval
+	}
+	now := c.Now
+	if now == nil {
+		now = time.Now
+	}
+	p := &progress{out: out, ctx: ctx, interval: interval, now: now}
+	if c.Service.Waiting(a.Conversation) > 0 {
+		p.show("⏳ Queued behind the previous question…")
+	} else {
+		p.show("⏳ Thinking…")
+	}
+	a.Events = p.event
+	res, err := c.Service.Ask(ctx, a)
+	switch {
+	case errors.Is(err, ErrBusy):
+		out.Final(ctx, "Busy: earlier questions in this conversation are still waiting; ask again when they are answered.", true)
+	case err != nil && ctx.Err() != nil:
+		out.Final(context.WithoutCancel(ctx), "Interrupted: the daemon is stopping; the question was saved as interrupted. Ask again later.", true)
+	case err != nil:
+		out.Final(ctx, "Error: "+err.Error(), true)
+	case strings.TrimSpace(res.Answer) == "":
+		out.Final(ctx, "(empty answer)", false)
+	default:
+		out.Final(ctx, res.Answer, false)
+	}
+}
+
+// progress throttles status lines from turn events.
+type progress struct {
+	out      ChatOutput
+	ctx      context.Context
+	interval time.Duration
+	now      func() time.Time
+	last     time.Time
+	chars    int
+}
+
+func (p *progress) show(s string) {
+	p.last = p.now()
+	p.out.Status(p.ctx, s)
+}
+
+func (p *progress) event(e turn.Event) {
+	var line string
+	switch e.Kind {
+	case turn.EventToolStart:
+		line = "🔧 " + e.Tool
+		if e.Summary != "" {
+			line += ": " + e.Summary
+		}
+	case turn.EventModelCall:
+		if e.Turn > 1 {
+			line = fmt.Sprintf("⏳ Thinking (turn %d of %d)…", e.Turn, e.MaxTurns)
+		}
+	case turn.EventText:
+		p.chars += len(e.Text)
+		line = fmt.Sprintf("✍ Writing the answer (%d chars so far)…", p.chars)
+	case turn.EventTextDiscard:
+		p.chars = 0
+	}
+	if line == "" || p.now().Sub(p.last) < p.interval {
+		return
+	}
+	p.show(line)
+}
+
+// LooksLikeCommand reports text routed to the command parser: a first
+// token starting with "-" or "\" (preset), or one of the original's
+// command words.
+func LooksLikeCommand(text string) bool {
+	first, _, _ := strings.Cut(strings.TrimSpace(text), " ")
+	first = strings.ToLower(strings.SplitN(first, "\n", 2)[0])
+	if strings.HasPrefix(first, "-") || strings.HasPrefix(first, `\`) {
+		return true
+	}
+	switch first {
+	case "/session", "/h", "/help", "/asky", "history", "session", "transcript", "memory", "corpus", "prompts":
+		return true
+	}
+	return false
+}
+
+// Split cuts text into pieces of at most limit bytes, cutting at the last
+// newline in the window, else the last space, else hard at a rune
+// boundary; a cut point closer than minCut to the window start is not
+// taken, so pieces do not shrink to a few characters.
+func Split(text string, limit, minCut int) []string {
+	if limit <= 0 || len(text) <= limit {
+		return []string{text}
+	}
+	var out []string
+	for len(text) > limit {
+		window := text[:limit]
+		cut := strings.LastIndexByte(window, '\n')
+		if cut < minCut {
+			cut = strings.LastIndexByte(window, ' ')
+		}
+		if cut < minCut {
+			cut = limit
+			for cut > 0 && !runeStart(text[cut]) {
+				cut--
+			}
+		}
+		piece := strings.TrimRight(text[:cut], " \n")
+		if piece != "" {
+			out = append(out, piece)
+		}
+		text = strings.TrimLeft(text[cut:], " \n")
+	}
+	if text != "" {
+		out = append(out, text)
+	}
+	return out
+}
+
+func runeStart(b byte) bool { return b&0xC0 != 0x80 }

@@ -1,0 +1,178 @@
+package xmpp
+
+import (
+	"encoding/xml"
+	"fmt"
+	"strings"
+	"time"
+
+	"mellium.im/xmlstream"
+	"mellium.im/xmpp/jid"
+	"mellium.im/xmpp/stanza"
+
+	"github.com/askygo/asky/internal/daemon"
+)
+
+// Namespaces of the payloads read here.
+const (
+	nsOOB       = "jabber:x:oob"
+	nsDelay     = "urn:xmpp:delay"
+	nsMUCUser   = "http://jabber.org/protocol/muc#user"
+	nsConf      = "jabber:x:conference"
+	nsCorrect   = "urn:xmpp:message-correct:0"
+	nsMUC       = "http://jabber.org/protocol/muc"
+	dropLogEach = time.Hour
+)
+
+// inMessage is the part of an incoming message stanza asky reads.
+type inMessage struct {
+	stanza.Message
+	Body string `xml:"body"`
+	OOB  []struct {
+		URL string `xml:"url"`
+	} `xml:"jabber:x:oob x"`
+	Delay *struct{} `xml:"urn:xmpp:delay delay"`
+	// Direct (XEP-0249) and mediated (XEP-0045) invitations.
+	Direct *struct {
+		JID string `xml:"jid,attr"`
+	} `xml:"jabber:x:conference x"`
+	Mediated *struct {
+		Invite *struct {
+			From string `xml:"from,attr"`
+		} `xml:"invite"`
+	} `xml:"http://jabber.org/protocol/muc#user x"`
+}
+
+// handle is the session's stanza handler. It must not block: answers run
+// on their own goroutines.
+func (t *Transport) handle(r xmlstream.TokenReadEncoder, start *xml.StartElement) error {
+	if start.Name.Local == "iq" {
+		return t.handleIQ(r, start)
+	}
+	if start.Name.Local != "message" {
+		return nil
+	}
+	var m inMessage
+	if err := xml.NewTokenDecoder(xmlstream.MultiReader(xmlstream.Token(*start), r)).Decode(&m); err != nil {
+		fmt.Fprintf(t.o.Log, "xmpp: malformed message stanza ignored: %v\n", err)
+		return nil
+	}
+	switch {
+	case m.Direct != nil:
+		t.invited(m.From, m.Direct.JID)
+	case m.Mediated != nil && m.Mediated.Invite != nil:
+		t.invited(mustParse(m.Mediated.Invite.From), m.From.Bare().String())
+	case m.Type == stanza.GroupChatMessage:
+		t.groupMessage(m)
+	case m.Type == stanza.ChatMessage || m.Type == stanza.NormalMessage:
+		t.directMessage(m)
+	}
+	return nil
+}
+
+func mustParse(s string) jid.JID {
+	j, _ := jid.Parse(s)
+	return j
+}
+
+// authorized reports whether from may chat; refused senders are logged
+// once per hour each so a flood does not flood the log.
+func (t *Transport) authorized(from jid.JID) bool {
+	if t.allow.allows(from) {
+		return true
+	}
+	key := from.String()
+	now := t.o.Now()
+	t.mu.Lock()
+	last, seen := t.dropped[key]
+	if !seen || now.Sub(last) >= dropLogEach {
+		t.dropped[key] = now
+	}
+	t.mu.Unlock()
+	if !seen || now.Sub(last) >= dropLogEach {
+		fmt.Fprintf(t.o.Log, "xmpp: dropped a message from %s (not in xmpp.allowed_jids)\n", key)
+	}
+	return false
+}
+
+func (t *Transport) directMessage(m inMessage) {
+	if m.Body == "" && len(m.OOB) == 0 {
+		return // chat states, receipts…
+	}
+	if m.Delay != nil {
+		return // offline messages from before a restart are not re-asked
+	}
+	if !t.authorized(m.From) {
+		return
+	}
+	conv := "xmpp:" + m.From.Bare().String()
+	out := &output{t: t, to: m.From, typ: stanza.ChatMessage}
+	t.dispatch(conv, m, out)
+}
+
+func (t *Transport) groupMessage(m inMessage) {
+	room := m.From.Bare()
+	if !t.rooms.has(room.String()) || m.Delay != nil || m.Body == "" {
+		return
+	}
+	if m.From.Resourcepart() == t.nick() || m.From.Resourcepart() == "" {
+		return // our own reflection or the room's subject/notices
+	}
+	out := &output{t: t, to: room, typ: stanza.GroupChatMessage}
+	t.dispatch("xmpp-room:"+room.String(), m, out)
+}
+
+// dispatch answers m on its own goroutine; the service's queue keeps one
+// conversation's questions in order.
+func (t *Transport) dispatch(conv string, m inMessage, out *output) {
+	ctx := t.runCtx()
+	ok := t.disp.Go(conv, func() {
+		if len(m.OOB) > 0 {
+			var urls []string
+			for _, o := range m.OOB {
+				urls = append(urls, strings.TrimSpace(o.URL))
+			}
+			// The body of an upload is usually the URL again: not a question.
+			t.o.Chat.Upload(ctx, conv, urls, out)
+			return
+		}
+		t.o.Chat.Handle(ctx, daemon.ChatMessage{Conversation: conv, Text: m.Body}, out)
+	})
+	if !ok {
+		go out.Final(ctx, "Busy: earlier questions in this conversation are still waiting; ask again when they are answered.", true)
+	}
+}
+
+// nick is the bot's nickname in rooms.
+func (t *Transport) nick() string {
+	if r := t.o.Config.Resource; r != "" {
+		return r
+	}
+	return t.me.Localpart()
+}
+
+// allowlist holds allowed_jids: bare entries admit every resource.
+type allowlist struct {
+	bare map[string]bool
+	full map[string]bool
+}
+
+func parseAllowlist(list []string) (allowlist, error) {
+	a := allowlist{bare: map[string]bool{}, full: map[string]bool{}}
+	for _, s := range list {
+		j, err := jid.Parse(strings.TrimSpace(s))
+		if err != nil {
+			return a, fmt.Errorf("xmpp.allowed_jids: %q is not a JID: %w", s, err)
+		}
+		if j.Resourcepart() == "" {
+			a.bare[j.String()] = true
+		} else {
+			a.full[j.String()] = true
+		}
+	}
+	return a, nil
+}
+
+func (a allowlist) allows(from jid.JID) bool {
+	return a.bare[from.Bare().String()] || a.full[from.String()]
+}

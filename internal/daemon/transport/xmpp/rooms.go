@@ -1,0 +1,134 @@
+package xmpp
+
+import (
+	"context"
+	"encoding/json"
+	"encoding/xml"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+
+	"mellium.im/xmpp"
+	"mellium.im/xmpp/jid"
+	"mellium.im/xmpp/stanza"
+)
+
+// rooms are the group chats bound through an invite from an allowed JID;
+// they are persisted so a restart rejoins them.
+type rooms struct {
+	path string
+
+	mu    sync.Mutex
+	names []string
+}
+
+func loadRooms(path string) (*rooms, error) {
+	r := &rooms{path: path}
+	if path == "" {
+		return r, nil
+	}
+	b, err := os.ReadFile(path)
+	if os.IsNotExist(err) {
+		return r, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := json.Unmarshal(b, &r.names); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return r, nil
+}
+
+func (r *rooms) list() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.names)
+}
+
+func (r *rooms) has(room string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Contains(r.names, room)
+}
+
+// add binds room and saves the list; it reports whether room is new.
+func (r *rooms) add(room string) (bool, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if slices.Contains(r.names, room) {
+		return false, nil
+	}
+	r.names = append(r.names, room)
+	if r.path == "" {
+		return true, nil
+	}
+	b, err := json.Marshal(r.names)
+	if err != nil {
+		return true, err
+	}
+	if err := os.MkdirAll(filepath.Dir(r.path), 0o700); err != nil {
+		return true, err
+	}
+	tmp := r.path + ".tmp"
+	if err := os.WriteFile(tmp, b, 0o600); err != nil {
+		return true, err
+	}
+	return true, os.Rename(tmp, r.path)
+}
+
+// invited binds and joins room when the invitation comes from an allowed
+// JID; other invitations are dropped like any unauthorized message.
+func (t *Transport) invited(from jid.JID, room string) {
+	if !t.authorized(from) {
+		return
+	}
+	rj, err := jid.Parse(room)
+	if err != nil || rj.Localpart() == "" {
+		fmt.Fprintf(t.o.Log, "xmpp: invitation from %s to a malformed room %q ignored\n", from, room)
+		return
+	}
+	rj = rj.Bare()
+	added, err := t.rooms.add(rj.String())
+	if err != nil {
+		fmt.Fprintf(t.o.Log, "xmpp: could not save the room list: %v\n", err)
+	}
+	if added {
+		fmt.Fprintf(t.o.Log, "xmpp: joining %s (invited by %s)\n", rj, from.Bare())
+	}
+	t.mu.Lock()
+	s := t.sess
+	t.mu.Unlock()
+	if s != nil {
+		go t.join(t.runCtx(), s, rj.String())
+	}
+}
+
+// mucJoin is the presence payload that joins a room without history.
+type mucJoin struct {
+	XMLName xml.Name `xml:"http://jabber.org/protocol/muc x"`
+	History struct {
+		MaxStanzas int `xml:"maxstanzas,attr"`
+	} `xml:"history"`
+}
+
+// join sends the join presence to room/nick.
+func (t *Transport) join(ctx context.Context, s *xmpp.Session, room string) {
+	rj, err := jid.Parse(room)
+	if err == nil {
+		rj, err = rj.WithResource(t.nick())
+	}
+	if err != nil {
+		fmt.Fprintf(t.o.Log, "xmpp: cannot join %s: %v\n", room, err)
+		return
+	}
+	p := struct {
+		stanza.Presence
+		X mucJoin
+	}{Presence: stanza.Presence{To: rj}}
+	if err := s.Encode(ctx, p); err != nil {
+		fmt.Fprintf(t.o.Log, "xmpp: joining %s: %v\n", room, err)
+	}
+}

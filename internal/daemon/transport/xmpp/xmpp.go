@@ -1,0 +1,328 @@
+// Package xmpp is the daemon's XMPP transport: it logs in with STARTTLS,
+// answers direct chat from allowed JIDs and group chat in rooms it was
+// invited to by an allowed JID, and reconnects with capped backoff. It
+// only translates stanzas: routing, queues and turns belong to
+// daemon.Chat and daemon.Service.
+package xmpp
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"strconv"
+	"sync"
+	"time"
+
+	"mellium.im/sasl"
+	"mellium.im/xmpp"
+	"mellium.im/xmpp/jid"
+	"mellium.im/xmpp/stanza"
+
+	"github.com/askygo/asky/internal/daemon/transport/xmpp/bind"
+
+	"github.com/askygo/asky/internal/config"
+	"github.com/askygo/asky/internal/daemon"
+)
+
+// Name is the transport's name on the status board.
+const Name = "xmpp"
+
+// Options configure a Transport.
+type Options struct {
+	Config   config.XMPP
+	Password string
+	Chat     *daemon.Chat
+	Board    *daemon.Board
+	// RoomsFile persists the rooms bound through invites (JSON).
+	RoomsFile string
+	// Log gets one line per notable event; nil discards.
+	Log io.Writer
+	// MinBackoff and MaxBackoff bound the reconnect delay; zero uses 1 s
+	// and 60 s.
+	MinBackoff, MaxBackoff time.Duration
+	// DeliveryWait is how long an answer waits for a reconnect before it
+	// is given up; zero uses 5 minutes.
+	DeliveryWait time.Duration
+	Now          func() time.Time
+}
+
+// Transport is one XMPP client connection and its handlers.
+type Transport struct {
+	o      Options
+	me     jid.JID
+	allow  allowlist
+	tlsCfg *tls.Config
+	addr   string
+
+	mu      sync.Mutex
+	sess    *xmpp.Session
+	up      chan struct{} // closed when a session is up; replaced on loss
+	dropped map[string]time.Time
+	rooms   *rooms
+	disp    daemon.Dispatcher
+	ctx     context.Context
+	stopped bool
+}
+
+// New checks the configuration and returns a Transport; nothing connects
+// until Run.
+func New(o Options) (*Transport, error) {
+	c := o.Config
+	me, err := jid.Parse(c.JID)
+	if err != nil || me.Localpart() == "" {
+		return nil, fmt.Errorf("xmpp.jid %q is not a user@domain address", c.JID)
+	}
+	if c.Resource != "" && me.Resourcepart() == "" {
+		if me, err = me.WithResource(c.Resource); err != nil {
+			return nil, fmt.Errorf("xmpp.resource %q: %w", c.Resource, err)
+		}
+	}
+	if o.Password == "" {
+		return nil, fmt.Errorf("no XMPP password: set the variable named by xmpp.password_env (%s) or xmpp.password_cmd", c.PasswordEnv)
+	}
+	allow, err := parseAllowlist(c.AllowedJIDs)
+	if err != nil {
+		return nil, err
+	}
+	host := c.Host
+	if host == "" {
+		host = me.Domainpart()
+	}
+	port := c.Port
+	if port == 0 {
+		port = 5222
+	}
+	t := &Transport{o: o, me: me, allow: allow, addr: net.JoinHostPort(host, strconv.Itoa(port)),
+		up: make(chan struct{}), dropped: map[string]time.Time{}}
+	if t.tlsCfg, err = tlsConfig(c, me.Domainpart(), host); err != nil {
+		return nil, err
+	}
+	if t.o.Now == nil {
+		t.o.Now = time.Now
+	}
+	if t.o.Log == nil {
+		t.o.Log = io.Discard
+	}
+	if t.o.MinBackoff <= 0 {
+		t.o.MinBackoff = time.Second
+	}
+	if t.o.MaxBackoff <= 0 {
+		t.o.MaxBackoff = time.Minute
+	}
+	if t.o.DeliveryWait <= 0 {
+		t.o.DeliveryWait = 5 * time.Minute
+	}
+	if t.rooms, err = loadRooms(o.RoomsFile); err != nil {
+		return nil, err
+	}
+	if o.Board != nil {
+		o.Board.Register(Name, "xmpp:", "xmpp-room:")
+	}
+	return t, nil
+}
+
+// tlsConfig verifies the server against ca_file or the system roots.
+// tls_insecure_loopback is honoured only for a loopback host, so a config
+// copied to a real server never silently skips verification.
+func tlsConfig(c config.XMPP, domain, host string) (*tls.Config, error) {
+	cfg := &tls.Config{ServerName: domain, MinVersion: tls.VersionTLS12}
+	if c.CAFile != "" {
+		pem, err := os.ReadFile(c.CAFile)
+		if err != nil {
+			return nil, fmt.Errorf("xmpp.ca_file: %w", err)
+		}
+		pool := x509.NewCertPool()
+		if !pool.AppendCertsFromPEM(pem) {
+			return nil, fmt.Errorf("xmpp.ca_file %s holds no PEM certificate", c.CAFile)
+		}
+		cfg.RootCAs = pool
+	}
+	if c.TLSInsecureLoopback {
+		if !isLoopback(host) {
+			return nil, fmt.Errorf("xmpp.tls_insecure_loopback only applies to a server on a loopback address, not %q; use xmpp.ca_file", host)
+		}
+		cfg.InsecureSkipVerify = true //nolint:gosec // explicit, loopback-only test setting
+	}
+	return cfg, nil
+}
+
+func isLoopback(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// Run connects and serves until ctx ends, reconnecting with capped
+// backoff; it returns once the answers in flight were delivered or given
+// up.
+func (t *Transport) Run(ctx context.Context) error {
+	t.mu.Lock()
+	t.ctx = ctx
+	t.mu.Unlock()
+	defer t.disp.Wait()
+	backoff := t.o.MinBackoff
+	for {
+		t.setState(daemon.StateStarting, nil)
+		s, err := t.connect(ctx)
+		if err != nil {
+			if ctx.Err() != nil {
+				t.setState(daemon.StateStopped, nil)
+				return nil
+			}
+			t.setState(daemon.StateReconnecting, err)
+			fmt.Fprintf(t.o.Log, "xmpp: %v; retrying in %s\n", err, backoff)
+			select {
+			case <-ctx.Done():
+				t.setState(daemon.StateStopped, nil)
+				return nil
+			case <-time.After(backoff):
+			}
+			backoff = min(backoff*2, t.o.MaxBackoff)
+			continue
+		}
+		backoff = t.o.MinBackoff
+		fmt.Fprintf(t.o.Log, "xmpp: connected as %s\n", s.LocalAddr())
+		err = t.serve(ctx, s)
+		if ctx.Err() != nil {
+			t.setState(daemon.StateStopped, nil)
+			return nil
+		}
+		t.setState(daemon.StateReconnecting, err)
+		fmt.Fprintf(t.o.Log, "xmpp: connection lost: %v\n", err)
+	}
+}
+
+func (t *Transport) setState(state string, err error) {
+	if t.o.Board != nil {
+		t.o.Board.Set(Name, state, err)
+	}
+}
+
+// connect dials, negotiates STARTTLS + SASL + bind and sends presence.
+func (t *Transport) connect(ctx context.Context) (*xmpp.Session, error) {
+	dctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	var d net.Dialer
+	conn, err := d.DialContext(dctx, "tcp", t.addr)
+	if err != nil {
+		return nil, err
+	}
+	s, err := xmpp.NewClientSession(dctx, t.me, conn,
+		xmpp.StartTLS(t.tlsCfg),
+		xmpp.SASL("", t.o.Password, sasl.ScramSha256Plus, sasl.ScramSha1Plus, sasl.ScramSha256, sasl.ScramSha1, sasl.Plain),
+		bind.Feature(),
+	)
+	if err != nil {
+		conn.Close()
+		return nil, fmt.Errorf("log in to %s: %w", t.addr, err)
+	}
+	if err := s.Send(dctx, stanza.Presence{}.Wrap(nil)); err != nil {
+		s.Close()
+		conn.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// serve handles stanzas until the connection ends or ctx is done.
+func (t *Transport) serve(ctx context.Context, s *xmpp.Session) error {
+	done := make(chan error, 1)
+	go func() { done <- s.Serve(xmpp.HandlerFunc(t.handle)) }()
+	t.mu.Lock()
+	t.sess = s
+	close(t.up)
+	t.mu.Unlock()
+	t.setState(daemon.StateConnected, nil)
+	for _, room := range t.rooms.list() {
+		t.join(ctx, s, room)
+	}
+	var err error
+	select {
+	case err = <-done:
+	case <-ctx.Done():
+		// Let the answers in flight (interrupted turns) go out before
+		// closing the stream.
+		t.disp.Wait()
+	}
+	t.mu.Lock()
+	t.sess = nil
+	t.up = make(chan struct{})
+	t.stopped = ctx.Err() != nil
+	t.mu.Unlock()
+	if ctx.Err() != nil {
+		s.Close()
+		s.Conn().Close()
+		<-done
+		return nil
+	}
+	s.Conn().Close()
+	if err == nil {
+		err = errors.New("the server closed the stream")
+	}
+	return err
+}
+
+// send encodes v on the current session, waiting for a reconnect when the
+// connection is down (up to DeliveryWait). wait=false gives up at once
+// (status updates are not worth waiting for).
+func (t *Transport) send(ctx context.Context, v any, wait bool) error {
+	deadline := time.NewTimer(t.o.DeliveryWait)
+	defer deadline.Stop()
+	for {
+		t.mu.Lock()
+		s, up, stopped := t.sess, t.up, t.stopped
+		t.mu.Unlock()
+		if s == nil && stopped {
+			return errors.New("not delivered: the daemon stopped")
+		}
+		if s != nil {
+			err := s.Encode(ctx, v)
+			if err == nil {
+				return nil
+			}
+			if !wait {
+				return err
+			}
+			// The connection is dying: wait for serve to notice and
+			// reconnect, then send again.
+			select {
+			case <-ctx.Done():
+				return ctx.Err()
+			case <-deadline.C:
+				return fmt.Errorf("not delivered: %w", err)
+			case <-time.After(100 * time.Millisecond):
+			}
+			continue
+		}
+		if !wait {
+			return errors.New("not connected")
+		}
+		select {
+		case <-up:
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-t.runCtx().Done():
+			return errors.New("not delivered: the daemon stopped while disconnected")
+		case <-deadline.C:
+			return errors.New("not delivered: no connection to the XMPP server")
+		}
+	}
+}
+
+// runCtx is the context turns run in: Run's, so stopping the daemon
+// interrupts them.
+func (t *Transport) runCtx() context.Context {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.ctx == nil {
+		return context.Background()
+	}
+	return t.ctx
+}

@@ -1,0 +1,229 @@
+// Package xmpptest runs a real Prosody on 127.0.0.1 for tests, with a
+// generated config, accounts and a self-signed certificate in a temp dir,
+// and a small client to talk to the daemon through it. Without prosody
+// installed the test is skipped, except with CI=true where it fails.
+package xmpptest
+
+import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
+	"fmt"
+	"math/big"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// Domain is the virtual host; Conference the MUC service.
+const (
+	Domain     = "localhost"
+	Conference = "conference.localhost"
+)
+
+// T is the part of testing.TB the helpers use, so testscript commands
+// can drive them too.
+type T interface {
+	Helper()
+	Fatalf(format string, args ...any)
+	Skip(args ...any)
+	TempDir() string
+	Cleanup(func())
+}
+
+// Prosody is a running server.
+type Prosody struct {
+	Dir    string
+	Port   int
+	CAFile string
+	t      T
+	cmd    *exec.Cmd
+	cfg    string
+	exited chan struct{}
+}
+
+// Addr is the client port's address.
+func (p *Prosody) Addr() string { return net.JoinHostPort("127.0.0.1", strconv.Itoa(p.Port)) }
+
+// Start runs prosody with accounts user → password (localpart only).
+func Start(t T, accounts map[string]string) *Prosody {
+	t.Helper()
+	bin, err := exec.LookPath("prosody")
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("prosody is not installed (CI=true requires it: apt-get install -y prosody)")
+		}
+		t.Skip("prosody is not installed")
+	}
+	dir := t.TempDir()
+	p := &Prosody{Dir: dir, t: t, cfg: filepath.Join(dir, "prosody.cfg.lua")}
+	p.CAFile = filepath.Join(dir, Domain+".crt")
+	if err := writeCert(p.CAFile, filepath.Join(dir, Domain+".key")); err != nil {
+		t.Fatalf("%v", err)
+	}
+	acc := filepath.Join(dir, "data", Domain, "accounts")
+	if err := os.MkdirAll(acc, 0o700); err != nil {
+		t.Fatalf("%v", err)
+	}
+	for user, pw := range accounts {
+		body := fmt.Sprintf("return {\n\t[\"password\"] = %q;\n};\n", pw)
+		if err := os.WriteFile(filepath.Join(acc, user+".dat"), []byte(body), 0o600); err != nil {
+			t.Fatalf("%v", err)
+		}
+	}
+	p.Port = freePort(t)
+	cfg := fmt.Sprintf(`run_as_root = true
+pidfile = %[1]q
+data_path = %[2]q
+log = { warn = %[3]q }
+c2s_ports = { %[4]d }
+c2s_interfaces = { "127.0.0.1" }
+s2s_ports = {}
+s2s_interfaces = {}
+http_ports = {}
+https_ports = {}
+c2s_direct_tls_ports = {}
+component_ports = {}
+modules_enabled = { "roster", "saslauth", "tls", "disco", "presence", "message", "iq", "ping", "posix" }
+modules_disabled = { "s2s", "offline" }
+authentication = "internal_plain"
+storage = "internal"
+c2s_require_encryption = true
+allow_unencrypted_plain_auth = false
+certificates = %[5]q
+ssl = { certificate = %[6]q; key = %[7]q; }
+VirtualHost %[8]q
+Component %[9]q "muc"
+	muc_room_locking = false
+	restrict_room_creation = false
+`, filepath.Join(dir, "prosody.pid"), filepath.Join(dir, "data"), filepath.Join(dir, "prosody.log"), p.Port,
+		dir, p.CAFile, filepath.Join(dir, Domain+".key"), Domain, Conference)
+	if err := os.WriteFile(p.cfg, []byte(cfg), 0o600); err != nil {
+		t.Fatalf("%v", err)
+	}
+	p.start(bin)
+	t.Cleanup(p.Stop)
+	return p
+}
+
+func (p *Prosody) start(bin string) {
+	p.t.Helper()
+	cmd := exec.Command(bin, "-F", "--config", p.cfg)
+	cmd.Dir = p.Dir
+	out, err := os.Create(filepath.Join(p.Dir, "stdout.log"))
+	if err != nil {
+		p.t.Fatalf("%v", err)
+	}
+	cmd.Stdout, cmd.Stderr = out, out
+	// Pdeathsig: a test binary killed by its timeout takes prosody with it.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	if err := cmd.Start(); err != nil {
+		p.t.Fatalf("%v", err)
+	}
+	out.Close()
+	p.cmd, p.exited = cmd, make(chan struct{})
+	go func(c *exec.Cmd, ch chan struct{}) { _ = c.Wait(); close(ch) }(cmd, p.exited)
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		c, err := net.DialTimeout("tcp", p.Addr(), 200*time.Millisecond)
+		if err == nil {
+			c.Close()
+			return
+		}
+		select {
+		case <-p.exited:
+			p.t.Fatalf("prosody exited at start:\n%s", p.Logs())
+		default:
+		}
+		if time.Now().After(deadline) {
+			p.Stop()
+			p.t.Fatalf("prosody did not listen on %s:\n%s", p.Addr(), p.Logs())
+		}
+		time.Sleep(30 * time.Millisecond)
+	}
+}
+
+// Logs returns prosody's output, for failure messages.
+func (p *Prosody) Logs() string {
+	a, _ := os.ReadFile(filepath.Join(p.Dir, "stdout.log"))
+	b, _ := os.ReadFile(filepath.Join(p.Dir, "prosody.log"))
+	return string(a) + string(b)
+}
+
+// Stop terminates the server (and its process group) and waits for it.
+func (p *Prosody) Stop() {
+	if p.cmd == nil {
+		return
+	}
+	_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGTERM)
+	select {
+	case <-p.exited:
+	case <-time.After(5 * time.Second):
+		_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
+		<-p.exited
+	}
+	p.cmd = nil
+}
+
+// Restart stops the server and starts it again on the same port.
+func (p *Prosody) Restart() {
+	p.t.Helper()
+	p.Stop()
+	bin, _ := exec.LookPath("prosody")
+	p.start(bin)
+}
+
+func freePort(t T) int {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatalf("%v", err)
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port
+}
+
+// writeCert writes a self-signed certificate for the domain and its
+// conference service; it is its own CA (the daemon's ca_file).
+func writeCert(certFile, keyFile string) error {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return err
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber:          big.NewInt(time.Now().UnixNano()),
+		Subject:               pkix.Name{CommonName: Domain},
+		DNSNames:              []string{Domain, Conference},
+		NotBefore:             time.Now().Add(-time.Hour),
+		NotAfter:              time.Now().Add(24 * time.Hour),
+		IsCA:                  true,
+		BasicConstraintsValid: true,
+		KeyUsage:              x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign,
+		ExtKeyUsage:           []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		return err
+	}
+	kb, err := x509.MarshalECPrivateKey(key)
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(certFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o644); err != nil {
+		return err
+	}
+	return os.WriteFile(keyFile, pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kb}), 0o600)
+}
+
+// JID returns user@localhost.
+func JID(user string) string { return user + "@" + Domain }
+
+// Room returns name@conference.localhost.
+func Room(name string) string { return strings.ToLower(name) + "@" + Conference }

@@ -1,0 +1,78 @@
+package daemon
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"net/netip"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+)
+
+func TestUploads(t *testing.T) {
+	ts := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/notes.md", "/copy.md":
+			w.Header().Set("Content-Type", "text/markdown")
+			w.Write([]byte("# Notes\n\nuploaded text\n"))
+		case "/huge.pdf":
+			w.Header().Set("Content-Type", "application/pdf")
+			w.Header().Set("Content-Length", "1073741824")
+			w.WriteHeader(200)
+			w.Write([]byte("%PDF-1.4"))
+			// The client must give up on the declared size, not read 1 GB.
+		case "/fake.pdf":
+			w.Header().Set("Content-Type", "text/html")
+			w.Write([]byte("<html>"))
+		case "/binary.pdf":
+			w.Header().Set("Content-Type", "application/octet-stream")
+			w.Write([]byte("MZ not a pdf"))
+		case "/redirect.md":
+			http.Redirect(w, r, "https://169.254.169.254/latest.md", http.StatusFound)
+		}
+	}))
+	defer ts.Close()
+	tlsCfg := ts.Client().Transport.(*http.Transport).TLSClientConfig
+	dir := t.TempDir()
+	var mu sync.Mutex
+	var ingested []string
+	u := &Uploads{Dir: dir, Client: NewGuardedClient(tlsCfg, netip.MustParsePrefix("127.0.0.1/32")),
+		Ingest: func(_ context.Context, conv string, paths []string) (string, error) {
+			mu.Lock()
+			defer mu.Unlock()
+			ingested = append(ingested, paths...)
+			return "ingested " + conv, nil
+		}}
+	ctx := context.Background()
+	reply := u.Handle(ctx, "xmpp:a@b", []string{ts.URL + "/notes.md", ts.URL + "/huge.pdf", ts.URL + "/fake.pdf",
+		ts.URL + "/redirect.md", ts.URL + "/tool.exe", ts.URL + "/binary.pdf", ts.URL + "/voice.ogg", strings.Replace(ts.URL, "https", "http", 1) + "/notes.md"})
+	for _, want := range []string{"✓ notes.md: stored as", "✗ huge.pdf: too large (1024 MB", "✗ fake.pdf: the server says it is text/html",
+		"✗ redirect.md: refused", `✗ tool.exe: ".exe" files are not accepted`, "only https://", "ingested xmpp:a@b", "✗ binary.pdf: the content is not a .pdf file", "✗ voice.ogg: voice messages are not supported yet"} {
+		if !strings.Contains(reply, want) {
+			t.Errorf("reply lacks %q:\n%s", want, reply)
+		}
+	}
+	if len(ingested) != 1 || !strings.HasSuffix(ingested[0], "-notes.md") {
+		t.Fatalf("ingested %v", ingested)
+	}
+	b, _ := os.ReadFile(ingested[0])
+	if string(b) != "# Notes\n\nuploaded text\n" {
+		t.Fatalf("stored %q", b)
+	}
+	if reply := u.Handle(ctx, "xmpp:a@b", []string{ts.URL + "/copy.md"}); !strings.Contains(reply, "already uploaded") {
+		t.Fatalf("dedupe: %s", reply)
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 1 {
+		t.Fatalf("files %v", entries)
+	}
+	many := make([]string, 11)
+	if reply := u.Handle(ctx, "c", many); !strings.Contains(reply, "at most 10") {
+		t.Fatal(reply)
+	}
+	if reply := (&Uploads{}).Handle(ctx, "c", []string{ts.URL}); !strings.Contains(reply, "local_document_roots") {
+		t.Fatal(reply)
+	}
+}

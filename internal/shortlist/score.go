@@ -1,0 +1,207 @@
+package shortlist
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"net/url"
+	"sort"
+	"strings"
+)
+
+// score fills Semantic, Overlap, Bonus, Penalty, Score and Why of every
+// pooled candidate (§5.5 step 5):
+//
+//	final = semantic + overlap_bonus_weight·overlap
+//	        + same_domain_bonus (same host as a seed URL, with some relevance, path not noisy)
+//	        − short_text_penalty (text < short_text_threshold) − noise_path_penalty (listing/legal path)
+//
+// semantic is the best cosine between the document (title, lead and path
+// words) and the query or any sub-query; it is 0 without an embedder or
+// when the embedder fails (named in Failures), and ranking then rests on
+// keyphrase overlap.
+func (s *Shortlister) score(ctx context.Context, o Options, res *Result, pool []*cand, subQueries []string) {
+	if len(pool) == 0 {
+		return
+	}
+	docs := make([]string, len(pool))
+	for i, c := range pool {
+		docs[i] = c.Title + "\n" + capRunes(c.Text, o.DocLeadChars) + "\n" + pathWords(c.URL)
+	}
+	if s.Embedder != nil {
+		queries := subQueries
+		if len(queries) == 0 && res.Query != "" {
+			queries = []string{res.Query}
+		}
+		if sem, err := s.semanticBounded(ctx, queries, docs); err != nil {
+			res.Failures = append(res.Failures, Failure{Stage: "embed", Reason: reason(err, o.Budget) + " (ranked by keyphrases only)"})
+		} else {
+			for i, c := range pool {
+				c.Semantic = sem[i]
+			}
+		}
+	}
+	seedHosts := map[string]bool{}
+	for _, u := range res.SeedURLs {
+		seedHosts[hostOf(u)] = true
+	}
+	for i, c := range pool {
+		matched := matchPhrases(docs[i], res.Keyphrases)
+		if len(res.Keyphrases) > 0 {
+			c.Overlap = float64(len(matched)) / float64(len(res.Keyphrases))
+		}
+		noisy := noisyPath(c.URL)
+		c.Bonus = o.OverlapBonusWeight * c.Overlap
+		sameSite := c.Source != SourceSeed && c.Source != SourceCorpus && seedHosts[hostOf(c.URL)] &&
+			(c.Semantic >= 0.05 || c.Overlap > 0) && !noisy
+		if sameSite {
+			c.Bonus += o.SameDomainBonus
+		}
+		c.Penalty = 0
+		if len([]rune(c.Text)) < o.ShortTextThreshold {
+			c.Penalty += o.ShortTextPenalty
+		}
+		if noisy {
+			c.Penalty += o.NoisePathPenalty
+		}
+		c.Score = c.Semantic + c.Bonus - c.Penalty
+		c.Why = why(c, matched, len(res.Keyphrases), sameSite, s.Embedder != nil)
+	}
+}
+
+// semanticBounded runs semantic but returns when ctx ends even if the
+// embedder does not honour it, so scoring never outlives the budget.
+func (s *Shortlister) semanticBounded(ctx context.Context, queries, docs []string) ([]float64, error) {
+	type out struct {
+		sem []float64
+		err error
+	}
+	ch := make(chan out, 1)
+	go func() {
+		sem, err := s.semantic(ctx, queries, docs)
+		ch <- out{sem, err}
+	}()
+	select {
+	case o := <-ch:
+		return o.sem, o.err
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// semantic returns, per document, the best cosine against the queries.
+func (s *Shortlister) semantic(ctx context.Context, queries, docs []string) ([]float64, error) {
+	if len(queries) == 0 {
+		return make([]float64, len(docs)), nil
+	}
+	qv := make([][]float32, len(queries))
+	for i, q := range queries {
+		v, err := s.Embedder.EmbedQuery(ctx, q)
+		if err != nil {
+			return nil, err
+		}
+		qv[i] = v
+	}
+	dv, err := s.Embedder.EmbedDocuments(ctx, docs)
+	if err != nil {
+		return nil, err
+	}
+	if len(dv) != len(docs) {
+		return nil, fmt.Errorf("embedder returned %d vectors for %d documents", len(dv), len(docs))
+	}
+	out := make([]float64, len(docs))
+	for i, d := range dv {
+		best := 0.0
+		for _, q := range qv {
+			best = max(best, cosine(q, d))
+		}
+		out[i] = best
+	}
+	return out, nil
+}
+
+func cosine(a, b []float32) float64 {
+	if len(a) != len(b) || len(a) == 0 {
+		return 0
+	}
+	var dot, na, nb float64
+	for i := range a {
+		dot += float64(a[i]) * float64(b[i])
+		na += float64(a[i]) * float64(a[i])
+		nb += float64(b[i]) * float64(b[i])
+	}
+	if na == 0 || nb == 0 {
+		return 0
+	}
+	return dot / math.Sqrt(na*nb)
+}
+
+// matchPhrases returns the keyphrases that occur in doc as whole words.
+func matchPhrases(doc string, kps []string) []string {
+	var words []string
+	for _, t := range tokenize(doc) {
+		words = append(words, t.word)
+	}
+	hay := " " + strings.Join(words, " ") + " "
+	var out []string
+	for _, k := range kps {
+		if k != "" && strings.Contains(hay, " "+k+" ") {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// pathWords are the words of a URL's path ("/2024/raft-leader-election"
+// → "2024 raft leader election"): slugs often name the topic.
+func pathWords(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return ""
+	}
+	p, _ := url.PathUnescape(u.Path)
+	return strings.Join(strings.FieldsFunc(p, func(r rune) bool {
+		return r == '/' || r == '-' || r == '_' || r == '.' || r == '+'
+	}), " ")
+}
+
+// why gives up to four reasons a candidate ranks where it does.
+func why(c *cand, matched []string, nkps int, sameSite, embedded bool) []string {
+	var out []string
+	switch c.Source {
+	case SourceSeed:
+		out = append(out, "named in the prompt")
+	case SourceCorpus:
+		out = append(out, "from the local corpus")
+	case SourceSeedLink:
+		out = append(out, "linked from "+c.foundBy)
+	case SourceSearch:
+		out = append(out, fmt.Sprintf("search result for %q", capRunes(c.foundBy, 80)))
+	}
+	if embedded && c.Semantic >= 0.05 {
+		out = append(out, fmt.Sprintf("semantic similarity %.2f", c.Semantic))
+	}
+	if len(matched) > 0 {
+		shown := matched[:min(3, len(matched))]
+		out = append(out, fmt.Sprintf("matches %d of %d keyphrases (%s)", len(matched), nkps, strings.Join(shown, ", ")))
+	}
+	if sameSite {
+		out = append(out, "same site as a URL in the prompt")
+	}
+	return out[:min(4, len(out))]
+}
+
+// topK sorts by score (ties keep collection order) and keeps k.
+func topK(pool []*cand, k int) []Candidate {
+	sort.SliceStable(pool, func(i, j int) bool {
+		if pool[i].Score != pool[j].Score {
+			return pool[i].Score > pool[j].Score
+		}
+		return pool[i].order < pool[j].order
+	})
+	out := make([]Candidate, 0, min(k, len(pool)))
+	for _, c := range pool[:min(k, len(pool))] {
+		out = append(out, c.Candidate)
+	}
+	return out
+}

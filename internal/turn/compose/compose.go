@@ -1,0 +1,318 @@
+// Package compose is the front half of asky's orchestration core: it turns
+// a Request from any front end (the CLI, every daemon transport) into one
+// run of turn.Engine. It resolves the session and its defaults, composes
+// the tool registry and the preload stages (memory recall, seed URLs,
+// research corpus bootstrap, session context), resolves the model and
+// runs the turn. Front ends only translate their input and output: no
+// preload step lives in a front end.
+//
+// It is a sub-package of turn rather than part of it so the engine stays
+// free of the web, research and memory packages it composes.
+package compose
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/askygo/asky/internal/config"
+	"github.com/askygo/asky/internal/fetch"
+	"github.com/askygo/asky/internal/llm"
+	"github.com/askygo/asky/internal/llm/provider"
+	"github.com/askygo/asky/internal/research"
+	sess "github.com/askygo/asky/internal/session"
+	"github.com/askygo/asky/internal/store"
+	"github.com/askygo/asky/internal/tools"
+	"github.com/askygo/asky/internal/turn"
+)
+
+// Request is one question as a front end hands it to the core. Zero
+// values mean "not given": the session's stored defaults, then config,
+// apply.
+type Request struct {
+	// Question is the user's question; Input is extra text sent after it
+	// in the same message (piped stdin, already fenced).
+	Question string
+	Input    string
+	// Session is the session the turn belongs to, chosen by the front end
+	// (nil with an empty SessionName = one-shot).
+	Session *store.Session
+	// SessionName finds or creates a session by exact name (daemon
+	// conversations); ignored when Session is set.
+	SessionName string
+	// ContinueIDs are history turns loaded as context (-c).
+	ContinueIDs []int64
+	// History is earlier conversation supplied by a client, oldest first;
+	// with a session it follows the session's own turns.
+	History []llm.Message
+	// Instructions are a client's system instructions, appended to asky's
+	// system prompt rather than replacing it.
+	Instructions string
+	// Model is a model alias; empty uses the default.
+	Model        string
+	Lean         bool
+	MaxTurns     int
+	SystemPrompt string
+	// ToolOff names tools to disable ("all" disables every tool).
+	ToolOff []string
+	// ResearchSet turns on research mode over the Research pointer (empty:
+	// the first word of the question may be the pointer).
+	ResearchSet bool
+	Research    string
+	// Shortlist is the per-request override: "on", "off" or "" (session
+	// override, then config).
+	Shortlist string
+	// Summarize asks for page summaries and summarized -c context (-s).
+	Summarize bool
+	// ToolsReset ignores the session's stored tools-off list (--tools
+	// reset).
+	ToolsReset bool
+	// ElephantMode extracts memories after the answer (-em); a session's
+	// memory_auto_extract turns it on too. See AfterAnswer.
+	ElephantMode bool
+	// Remote is set for questions from the daemon: an extension that runs
+	// local commands must stay off unless enabled for remote use
+	// (reliability.md §3.8).
+	Remote bool
+}
+
+// Core runs turns for every front end. The CLI builds one per invocation
+// from its factory; the daemon builds one for the process.
+type Core struct {
+	Config func() (*config.Config, error)
+	Store  func() (*store.Store, error)
+	// HTTPClient is the plain client for configured endpoints (LLM, search
+	// provider, embeddings). URLs chosen by a model never use it.
+	HTTPClient func() *http.Client
+	Getenv     func(string) string
+	// Env is used for model resolution (detection of local servers).
+	Env func() config.Env
+	Now func() time.Time
+	// OnRetry and Trace are passed to the model client: retry notices and
+	// the -vv payload trace.
+	OnRetry func(attempt int, wait time.Duration, err error)
+	Trace   io.Writer
+	// Warn receives warnings about the configuration met while composing
+	// (a broken [tool.NAME]); nil drops them.
+	Warn func(string)
+	// Model resolves an alias to a model and its client; nil resolves
+	// from config with provider.New. Tests replace it with a fake.
+	Model func(ctx context.Context, alias string) (*config.ResolvedModel, llm.Client, error)
+}
+
+// UsageError is a problem with the request itself (a bad research
+// pointer, an unknown tool name): the CLI exits 2 on it and the daemon
+// answers 400.
+type UsageError struct {
+	Err  error
+	Next string
+}
+
+func (e *UsageError) Error() string { return e.Err.Error() }
+func (e *UsageError) Unwrap() error { return e.Err }
+
+// Hint is the next step for the user.
+func (e *UsageError) Hint() string { return e.Next }
+
+// HintError is a failure with a next step that is not the request's fault
+// (a config section to fix).
+type HintError struct {
+	Err  error
+	Next string
+}
+
+func (e *HintError) Error() string { return e.Err.Error() }
+func (e *HintError) Unwrap() error { return e.Err }
+
+// Hint is the next step for the user.
+func (e *HintError) Hint() string { return e.Next }
+
+func usageErrorf(hint, format string, args ...any) error {
+	return &UsageError{Err: fmt.Errorf(format, args...), Next: hint}
+}
+
+func withHint(err error, hint string) error { return &HintError{Err: err, Next: hint} }
+
+// composer is the state of one request while it is composed.
+type composer struct {
+	*Core
+	cfg *config.Config
+	q   *Request
+	// listing is set when only the tool list is wanted.
+	listing bool
+	sum     summaryModel
+
+	// Set by the extensions for the later preload stages.
+	pages     *fetch.Fetcher
+	searcher  func() (tools.Searcher, error)
+	ptr       research.Pointer
+	index     *research.Index
+	preloaded *[]int64
+	// subQueries caches the query expansion of the turn.
+	subQueries []string
+	expanded   bool
+	// shortlisted counts the shortlist's kept candidates (evidence
+	// extraction runs only with few of them).
+	shortlisted int
+}
+
+func (x *composer) warn(s string) {
+	if x.Warn != nil {
+		x.Warn(s)
+	}
+}
+
+// Run answers q: session and defaults, tools and preload stages, model,
+// session context, then the engine, which persists the turn. Progress,
+// notices and the streamed answer go to emit (may be nil).
+func (c *Core) Run(ctx context.Context, q Request, emit func(turn.Event)) (*turn.Result, error) {
+	if emit == nil {
+		emit = func(turn.Event) {}
+	}
+	cfg, err := c.Config()
+	if err != nil {
+		return nil, err
+	}
+	st, err := c.Store()
+	if err != nil {
+		return nil, err
+	}
+	x := &composer{Core: c, cfg: cfg, q: &q}
+	if q.Session == nil && q.SessionName != "" {
+		if q.Session, err = findOrCreateSession(ctx, st, q.SessionName); err != nil {
+			return nil, err
+		}
+	}
+	if q.Session != nil {
+		ApplySessionDefaults(&q, q.Session)
+	}
+	req := &turn.Request{Query: q.Question, Input: q.Input, Lean: q.Lean, MaxTurns: q.MaxTurns,
+		SystemPrompt: q.SystemPrompt, History: q.History}
+	if q.Session != nil {
+		req.SessionID = q.Session.ID
+	}
+	if q.Instructions != "" {
+		req.SystemExtra = append(req.SystemExtra, "Instructions from the client application:\n"+q.Instructions)
+	}
+	if !q.Lean {
+		// Tools are composed before the model is resolved so that a bad
+		// tool name is a usage error even without a working provider.
+		if req.Tools, err = buildTools(ctx, x, req); err != nil {
+			return nil, err
+		}
+	} else if err := leanMemoryTrigger(ctx, x, req, emit); err != nil {
+		return nil, err
+	}
+	model, client, err := x.model(ctx, q.Model)
+	if err != nil {
+		return nil, err
+	}
+	if model.Detected {
+		emit(turn.Event{Kind: turn.EventDebug, Text: fmt.Sprintf("using detected model %s (%s at %s)", model.ID, model.APIName, model.BaseURL)})
+	}
+	req.Model, req.Client = model, client
+	if q.Session == nil && q.ResearchSet && !q.Lean {
+		// As the original (asky-behavior.md §5.1 step 2): research without
+		// a session gets its own, so findings of unrelated runs stay apart.
+		// Created once the model resolves: a failed run leaves none.
+		if err := x.researchSession(ctx, st, req, emit); err != nil {
+			return nil, err
+		}
+	}
+	if !q.Lean {
+		req.CompactTool = newCompactor(x, req).compact
+		req.CompactionPct = cfg.Session.CompactionThreshold
+	}
+	if err := x.prepare(ctx, st, req, emit); err != nil {
+		return nil, err
+	}
+	eng := &turn.Engine{Store: st, Now: c.Now, DefaultMaxTurns: cfg.General.MaxTurns}
+	return eng.Run(ctx, *req, emit)
+}
+
+// Tools composes the tool registry q would offer, without a model (for
+// `asky --tools`).
+func (c *Core) Tools(ctx context.Context, q Request) (*tools.Registry, error) {
+	cfg, err := c.Config()
+	if err != nil {
+		return nil, err
+	}
+	x := &composer{Core: c, cfg: cfg, q: &q, listing: true}
+	return buildTools(ctx, x, &turn.Request{Query: q.Question})
+}
+
+// model resolves the alias and builds its client.
+func (x *composer) model(ctx context.Context, alias string) (*config.ResolvedModel, llm.Client, error) {
+	if x.Model != nil {
+		return x.Model(ctx, alias)
+	}
+	m, err := x.cfg.ResolveModel(ctx, alias, x.Env())
+	if err != nil {
+		return nil, nil, err
+	}
+	client, err := provider.New(m, x.HTTPClient(), x.clientOptions())
+	if err != nil {
+		return nil, nil, err
+	}
+	return m, client, nil
+}
+
+// clientOptions maps config onto the provider options. In the config 0
+// means "none": no retries, no bound on the total wait.
+func (x *composer) clientOptions() provider.Options {
+	cfg := x.cfg
+	return provider.Options{
+		Timeout:        time.Duration(cfg.General.RequestTimeout) * time.Second,
+		IdleTimeout:    time.Duration(cfg.General.StreamIdleTimeout) * time.Second,
+		UserAgent:      cfg.General.LLMUserAgent,
+		MaxRetries:     cmp.Or(cfg.Limits.MaxRetries, -1),
+		InitialBackoff: time.Duration(cfg.Limits.InitialBackoff) * time.Second,
+		MaxBackoff:     time.Duration(cfg.Limits.MaxBackoff) * time.Second,
+		RetryBudget:    cmp.Or(time.Duration(cfg.Limits.RetryBudget)*time.Second, -1),
+		OnRetry:        x.OnRetry,
+		Trace:          x.Trace,
+	}
+}
+
+// researchSession creates the session of a research run asked without one
+// and binds the turn to it. The pointer is stored with it, so continuing
+// the session (-rs NAME) keeps researching the same sources.
+func (x *composer) researchSession(ctx context.Context, st *store.Store, req *turn.Request, emit func(turn.Event)) error {
+	name, err := sess.UniqueName(ctx, st, "research-"+sess.AutoName(req.Query))
+	if err != nil {
+		return err
+	}
+	ptr := x.q.Research
+	s := &store.Session{Name: name, Defaults: store.SessionDefaults{Research: &ptr}}
+	if err := st.CreateSession(ctx, s); err != nil {
+		return err
+	}
+	x.q.Session, req.SessionID = s, s.ID
+	emit(turn.Event{Kind: turn.EventNotice, Text: fmt.Sprintf("Started research session %s (continue it with asky -rs %s).", name, name)})
+	return nil
+}
+
+// findOrCreateSession finds the session by exact name or creates it.
+func findOrCreateSession(ctx context.Context, st *store.Store, name string) (*store.Session, error) {
+	s, err := st.SessionByName(ctx, name)
+	if err == nil || !errors.Is(err, store.ErrNotFound) {
+		return s, err
+	}
+	s = &store.Session{Name: name}
+	if err := st.CreateSession(ctx, s); err != nil {
+		// Created meanwhile by another process (the CLI): use that one.
+		if found, ferr := st.SessionByName(ctx, name); ferr == nil {
+			return found, nil
+		}
+		return nil, err
+	}
+	return s, nil
+}
+
+// words splits the question as the shell would have.
+func words(q string) []string { return strings.Fields(q) }

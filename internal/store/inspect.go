@@ -80,9 +80,9 @@ func inspectSQL(ctx context.Context, path string, latest int) error {
 	// immutable=1 reads it without creating -wal/-shm next to a file we may
 	// be about to refuse. With one (another asky is running, or crashed),
 	// a read-only connection is needed to see the WAL's pages.
-	dsn := "file:" + path + "?immutable=1"
+	dsn := "file:" + uriPath(path) + "?immutable=1"
 	if _, err := os.Stat(path + "-wal"); err == nil {
-		dsn = "file:" + path + "?mode=ro&_pragma=busy_timeout(10000)"
+		dsn = "file:" + uriPath(path) + "?mode=ro&_pragma=busy_timeout(10000)"
 	}
 	db, err := sql.Open("sqlite", dsn)
 	if err != nil {

@@ -419,3 +419,27 @@ func TestMigrationNumbersAreContiguous(t *testing.T) {
 		}
 	}
 }
+
+// TestOpenPathWithURICharacters opens a database in a directory whose
+// name holds the characters file: URIs treat specially: it must be
+// created there, not at the path cut short at '#' or '?'.
+func TestOpenPathWithURICharacters(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "a#b?c%d")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "asky.db")
+	for i := 0; i < 2; i++ { // create, then reopen through the header check
+		s, err := Open(context.Background(), path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.Close()
+	}
+	if _, err := os.Stat(path); err != nil {
+		t.Fatalf("database not at %s: %v", path, err)
+	}
+	if _, err := os.Stat(strings.SplitN(path, "#", 2)[0]); err == nil {
+		t.Fatal("a file was created at the path cut at '#'")
+	}
+}

@@ -135,9 +135,16 @@ func shellQuote(p string) string {
 // take the lock up front (deferred upgrades fail with SQLITE_BUSY without
 // consulting busy_timeout).
 func DSN(path string) string {
-	return "file:" + path + "?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)" +
+	return "file:" + uriPath(path) + "?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)" +
 		"&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(1)&_txlock=immediate"
 }
+
+// uriPath escapes what SQLite's file: URIs give a meaning to: unescaped,
+// a '#' in a directory name (Go test directories have them) cut the path
+// short and opened another file, shared by every such directory.
+var uriEscaper = strings.NewReplacer("%", "%25", "?", "%3f", "#", "%23")
+
+func uriPath(path string) string { return uriEscaper.Replace(path) }
 
 // Open opens (creating if needed) the database at path and migrates it.
 // A file that is not an asky database (garbage, truncated, another

@@ -28,6 +28,17 @@ func snapIndex(t *testing.T, docs map[string]string) (*Index, string) {
 	return ix, dir
 }
 
+// requireCurrent fails with msg unless the snapshot matches the corpus.
+func requireCurrent(t *testing.T, ix *Index, msg string) {
+	t.Helper()
+	f, _ := ix.St.CorpusFacts(context.Background(), ix.Fingerprint())
+	s, ok := ix.openSnapshot(f.Generation, f.Vectors)
+	if !ok {
+		t.Fatal(msg)
+	}
+	s.close()
+}
+
 func freshIndex(ix *Index) *Index {
 	return &Index{St: ix.St, Emb: HashV1{}, DenseWeight: 0.75, LexicalWeight: 0.25, SnapshotDir: ix.SnapshotDir}
 }
@@ -66,12 +77,7 @@ func TestVectorSnapshot(t *testing.T) {
 	if _, ok := fresh.openSnapshot(f.Generation, f.Vectors); ok {
 		t.Fatal("stale snapshot accepted")
 	}
-	f2, _ := ix.St.CorpusFacts(ctx, fresh.Fingerprint())
-	if s, ok := fresh.openSnapshot(f2.Generation, f2.Vectors); !ok {
-		t.Fatal("ingest did not refresh the snapshot")
-	} else {
-		s.close()
-	}
+	requireCurrent(t, ix, "ingest did not refresh the snapshot")
 	// The long-lived index notices the new generation on its next query.
 	hits, err := fresh.Search(ctx, "checkpoints frames", SearchOptions{TopK: 3})
 	if err != nil || len(hits) == 0 || hits[0].Title != "B" {
@@ -245,11 +251,6 @@ func TestSnapshotAppendsDuringIngest(t *testing.T) {
 	if os.SameFile(before, after) {
 		t.Fatal("a replaced document was appended")
 	}
-	f2, _ := ix.St.CorpusFacts(ctx, ix.Fingerprint())
-	if s, ok := ix.openSnapshot(f2.Generation, f2.Vectors); !ok {
-		t.Fatal("snapshot not current after a replacing ingest")
-	} else {
-		s.close()
-	}
+	requireCurrent(t, ix, "snapshot not current after a replacing ingest")
 	rebuilt()
 }

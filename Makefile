@@ -77,6 +77,10 @@ eval-semantic: build
 	EVAL_DIR=$(EVAL_DIR) internal/research/staticemb/convert/eval-semantic.sh
 
 # -p 1: packages one at a time, so no benchmark shares the cores with another.
+# The million-chunk benchmarks (BenchmarkQuery1M, BenchmarkCorpusQueryCold1M)
+# build a corpus for minutes, so they run only with ASKY_BENCH_1M=1; set
+# ASKY_BENCH_CACHE=/some/dir to build the corpora once and reuse them:
+#   ASKY_BENCH_1M=1 ASKY_BENCH_CACHE=/tmp/asky-bench make bench
 bench:
 	$(GO) test -p 1 -run='^$$' -bench=. -benchmem ./...
 

@@ -83,11 +83,50 @@ func notifier(d deliverer) jobs.Notifier {
 
 // newChat is the chat router every transport shares, over the service
 // that runs the daemon's questions.
-func newChat(opts *RunOptions, cfg *config.Config) *daemon.Chat {
+func newChat(ctx context.Context, opts *RunOptions, cfg *config.Config, dc daemon.Config) (*daemon.Chat, error) {
 	up := uploads(opts, cfg)
 	runner := newRunner(opts.Factory)
 	runner.uploadDir = up.Dir
-	return &daemon.Chat{Service: daemon.NewService(runner, 0), Commands: opts.Commands, Uploads: up}
+	media, err := mediaModels(ctx, opts.Factory, cfg, dc)
+	if err != nil {
+		return nil, err
+	}
+	return &daemon.Chat{Service: daemon.NewService(runner, 0), Commands: opts.Commands, Uploads: up, Media: media}, nil
+}
+
+// mediaModels resolves [daemon] transcription_model and vision_model
+// (keys included, so a missing key fails at start, not at the first voice
+// message); nil when neither is set.
+func mediaModels(ctx context.Context, f *cmdutil.Factory, cfg *config.Config, dc daemon.Config) (*daemon.Media, error) {
+	if err := dc.CheckMediaModels(cfg); err != nil {
+		return nil, cmdutil.WithHint(err, "fix [daemon] transcription_model / vision_model in your config (`asky config path` shows where it is)")
+	}
+	resolve := func(key, alias string) (daemon.OpenAIModel, error) {
+		r, err := cfg.ResolveModel(ctx, alias, f.Env())
+		if err != nil {
+			return daemon.OpenAIModel{}, fmt.Errorf("daemon.%s: %w", key, err)
+		}
+		return daemon.OpenAIModel{BaseURL: r.BaseURL, Key: r.Key.Reveal(), Model: r.ID, Headers: r.Headers, Client: f.HTTPClient()}, nil
+	}
+	var m daemon.Media
+	if dc.TranscriptionModel != "" {
+		om, err := resolve("transcription_model", dc.TranscriptionModel)
+		if err != nil {
+			return nil, err
+		}
+		m.Transcribe = om.Transcribe
+	}
+	if dc.VisionModel != "" {
+		om, err := resolve("vision_model", dc.VisionModel)
+		if err != nil {
+			return nil, err
+		}
+		m.Describe = om.Describe
+	}
+	if m.Transcribe == nil && m.Describe == nil {
+		return nil, nil
+	}
+	return &m, nil
 }
 
 // uploads stores chat documents under the first [research]

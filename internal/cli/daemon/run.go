@@ -91,7 +91,10 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 	defer lock.Release()
 
 	board := daemon.NewBoard(opts.Factory.Now)
-	chat := newChat(opts, cfg)
+	chat, err := newChat(ctx, opts, cfg, dc)
+	if err != nil {
+		return err
+	}
 	svc := chat.Service
 	var runs []transportRun
 	url := ""

@@ -22,7 +22,14 @@ func startTelegram(t *testing.T, w *world, api *botAPI) *daemon.Chat {
 	if err != nil {
 		t.Fatal(err)
 	}
-	chat := newChat(&RunOptions{IO: w.f.IO, Config: w.f.Config, Factory: w.f}, cfg)
+	dc, err := daemonConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	chat, err := newChat(context.Background(), &RunOptions{IO: w.f.IO, Config: w.f.Config, Factory: w.f}, cfg, dc)
+	if err != nil {
+		t.Fatal(err)
+	}
 	chat.Uploads.AllowHTTPLoopback, chat.Uploads.Client = true, &http.Client{}
 	tr, err := telegram.New(telegram.Options{Token: "123:abc", APIURL: api.srv.URL, AllowedUsers: []int64{42}, Chat: chat,
 		Board: daemon.NewBoard(nil), Log: w.stderr, OffsetFile: filepath.Join(t.TempDir(), "offset.json"),

@@ -130,7 +130,7 @@ func (c Config) CheckMediaModels(cfg *config.Config) error {
 		}
 		model, ok := cfg.Models[m.alias]
 		if !ok {
-			return fmt.Errorf("config: daemon.%s %q is not a configured model alias (asky config model list shows them)", m.key, m.alias)
+			return fmt.Errorf("config: daemon.%s %q is not a configured model alias (have: %s)", m.key, m.alias, strings.Join(slices.Sorted(maps.Keys(cfg.Models)), ", "))
 		}
 		if a, _ := cfg.APIFor(model.API); a.Type != "" && a.Type != "openai" {
 			return fmt.Errorf("config: daemon.%s %q uses a %s API; voice and image messages need an OpenAI-compatible one", m.key, m.alias, a.Type)

@@ -166,6 +166,17 @@ func daemonEditRun(ctx context.Context, opts *DaemonEditOptions) error {
 	set("telegram-allowed-chat", "daemon.telegram.allowed_chats", anyList(opts.TelegramChats))
 	set("transcription-model", "daemon.transcription_model", opts.TranscriptionModel)
 	set("vision-model", "daemon.vision_model", opts.VisionModel)
+	// A model the daemon would refuse is refused before anything is written.
+	probe := cur
+	if opts.set["transcription-model"] {
+		probe.TranscriptionModel = strings.TrimSpace(opts.TranscriptionModel)
+	}
+	if opts.set["vision-model"] {
+		probe.VisionModel = strings.TrimSpace(opts.VisionModel)
+	}
+	if err := probe.CheckMediaModels(cfg); err != nil {
+		return cmdutil.WithHint(err, "use another alias, or add one with `asky config model add`; a vision model needs image_support = true in its [models.ALIAS] table (`asky config path` shows the file)")
+	}
 	written, err := config.Apply(opts.Getenv, changes...)
 	if err != nil {
 		return err

@@ -73,4 +73,7 @@ func TestDaemonEditMediaModels(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), `daemon.vision_model "v" does not say image_support = true`) {
 		t.Fatalf("err = %v", err)
 	}
+	if got := e.read(t, "config.toml"); strings.Contains(got, "vision_model") {
+		t.Fatalf("a refused model was written:\n%s", got)
+	}
 }

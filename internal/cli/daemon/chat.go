@@ -2,7 +2,10 @@ package daemon
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -15,6 +18,7 @@ import (
 	"github.com/askygo/asky/internal/daemon/transport/xmpp"
 	"github.com/askygo/asky/internal/iostreams"
 	"github.com/askygo/asky/internal/jobs"
+	"github.com/askygo/asky/internal/store"
 	"github.com/askygo/asky/internal/turn/compose"
 )
 
@@ -212,4 +216,36 @@ func linkUploads(ctx context.Context, f *cmdutil.Factory, conversation string, p
 		also = " (with the documents this chat already pointed at)"
 	}
 	return fmt.Sprintf("Linked to this chat: questions here are now answered from these documents first%s, e.g. “summarize %s” or “what does %s say about …?”", also, name, name), nil
+}
+
+// unlinkMissingUploads drops from the conversation's research pointer the
+// uploads deleted from disk since they were linked: a pointer naming a
+// missing file refuses every question, and the chat user cannot fix that.
+// Paths the user pointed at themselves are left alone.
+func unlinkMissingUploads(ctx context.Context, st *store.Store, conversation, uploadDir string) {
+	s, err := st.SessionByName(ctx, conversation)
+	if err != nil || s.Defaults.Research == nil {
+		return
+	}
+	var keep []string
+	dropped := false
+	for _, t := range strings.Split(*s.Defaults.Research, ",") {
+		if filepath.Dir(strings.TrimSpace(t)) == uploadDir {
+			if _, err := os.Stat(strings.TrimSpace(t)); errors.Is(err, fs.ErrNotExist) {
+				dropped = true
+				continue
+			}
+		}
+		keep = append(keep, t)
+	}
+	if !dropped {
+		return
+	}
+	ptr := strings.Join(keep, ",")
+	if ptr == "web" {
+		s.Defaults.Research = nil // only the uploads turned research on
+	} else {
+		s.Defaults.Research = &ptr
+	}
+	_ = st.UpdateSessionSettings(ctx, s)
 }

@@ -86,6 +86,11 @@ func (r coreRunner) Run(ctx context.Context, a daemon.Ask) (*turn.Result, error)
 		SummarizationModel: a.SummarizationModel, Lean: a.Lean, Remote: true}
 	if r.uploadDir != "" {
 		q.RemoteRoots = []string{r.uploadDir}
+		if a.Conversation != "" {
+			if st, err := r.core.Store(); err == nil {
+				unlinkMissingUploads(ctx, st, a.Conversation, r.uploadDir)
+			}
+		}
 	}
 	if a.Prompts != nil {
 		if err := r.expandPrompts(&q, a.Prompts); err != nil {

@@ -3,6 +3,7 @@ package daemon
 import (
 	"context"
 	"net/http"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -94,7 +95,17 @@ func TestTelegramUploadIsLinkedToTheChat(t *testing.T) {
 		t.Fatalf("web search not offered:\n%s", first)
 	}
 	st, _ := w.f.Store()
-	if s, err := st.SessionByName(context.Background(), "telegram:42"); err != nil || s.Defaults.Research == nil || !strings.HasSuffix(*s.Defaults.Research, ",web") {
+	s, err := st.SessionByName(context.Background(), "telegram:42")
+	if err != nil || s.Defaults.Research == nil || !strings.HasSuffix(*s.Defaults.Research, ",web") {
 		t.Fatalf("session %+v %v", s, err)
+	}
+	// An upload deleted from disk is unlinked rather than failing every
+	// later question of the chat.
+	os.Remove(strings.TrimSuffix(*s.Defaults.Research, ",web"))
+	w.llm.SetDefault(func(llmtest.Request) llmtest.Response { return llmtest.Response{Text: "Still here."} })
+	api.push(3, map[string]any{"text": "and now?"})
+	api.waitSent(t, w, "Still here.")
+	if s, _ = st.SessionByName(context.Background(), "telegram:42"); s.Defaults.Research != nil {
+		t.Fatalf("pointer %q", *s.Defaults.Research)
 	}
 }

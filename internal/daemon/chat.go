@@ -60,7 +60,10 @@ type Chat struct {
 	Service  *Service
 	Commands CommandHandler
 	// Uploads stores and ingests documents sent by URL; nil refuses them.
+	// Its client and loopback allowance also fetch voice and images.
 	Uploads *Uploads
+	// Media answers voice and image messages; nil refuses them.
+	Media *Media
 	// Interval overrides StatusInterval (tests).
 	Interval time.Duration
 	Now      func() time.Time
@@ -94,11 +97,7 @@ func (c *Chat) Handle(ctx context.Context, m ChatMessage, out ChatOutput) {
 		out.Final(ctx, fmt.Sprintf("Override set for this chat until the daemon restarts: %s.", o), false)
 		return
 	}
-	a := Ask{Conversation: m.Conversation, Question: text}
-	c.mu.Lock()
-	o := c.overrides[m.Conversation]
-	c.mu.Unlock()
-	a.Model, a.SummarizationModel, a.Prompts = o.Model, o.SummarizationModel, o.Prompts
+	a := c.newAsk(m.Conversation, text)
 	if c.Commands != nil && LooksLikeCommand(text) {
 		res, err := c.Commands.Command(ctx, m.Conversation, text)
 		switch {
@@ -121,8 +120,28 @@ func (c *Chat) Handle(ctx context.Context, m ChatMessage, out ChatOutput) {
 	c.ask(ctx, a, out)
 }
 
-// Upload stores and ingests the documents at urls and acknowledges them.
+// newAsk is a question of the conversation with the chat's overrides.
+func (c *Chat) newAsk(conversation, question string) Ask {
+	c.mu.Lock()
+	o := c.overrides[conversation]
+	c.mu.Unlock()
+	return Ask{Conversation: conversation, Question: question, Model: o.Model, SummarizationModel: o.SummarizationModel, Prompts: o.Prompts}
+}
+
+// Upload stores and ingests the documents at urls and acknowledges them;
+// a single voice or image URL (an XMPP OOB attachment) is answered as
+// Voice or Image.
 func (c *Chat) Upload(ctx context.Context, conversation string, urls []string, out ChatOutput) {
+	if len(urls) == 1 {
+		switch MediaKind(urls[0]) {
+		case "voice":
+			c.Voice(ctx, conversation, urls[0], out)
+			return
+		case "image":
+			c.Image(ctx, conversation, urls[0], "", out)
+			return
+		}
+	}
 	reply := c.Uploads.Handle(ctx, conversation, urls)
 	out.Final(ctx, reply, strings.HasPrefix(reply, "Error") || !strings.Contains(reply, "✓") && !strings.Contains(reply, "="))
 }

@@ -65,6 +65,11 @@ type Config struct {
 	Telegram TelegramConfig
 	// XMPP is the top-level [xmpp] table.
 	XMPP config.XMPP
+	// TranscriptionModel and VisionModel are the model aliases chat
+	// voice and image messages go through ([daemon] transcription_model,
+	// vision_model); empty: such messages get "not supported yet".
+	TranscriptionModel string
+	VisionModel        string
 }
 
 // ParseConfig decodes the free-form [daemon] table (config keeps it as a
@@ -89,10 +94,20 @@ func ParseConfig(daemon map[string]any, xmpp config.XMPP) (Config, error) {
 			if err := c.Telegram.decode(t); err != nil {
 				return c, err
 			}
+		case "transcription_model", "vision_model":
+			s, ok := v.(string)
+			if !ok {
+				return c, fmt.Errorf("config: daemon.%s must be a model alias (a string)", k)
+			}
+			if k == "vision_model" {
+				c.VisionModel = strings.TrimSpace(s)
+			} else {
+				c.TranscriptionModel = strings.TrimSpace(s)
+			}
 		case "xmpp":
 			return c, fmt.Errorf("config: XMPP is configured in the top-level [xmpp] table, not [daemon.xmpp]")
 		default:
-			return c, fmt.Errorf("config: unknown key daemon.%s (known: http, telegram)", k)
+			return c, fmt.Errorf("config: unknown key daemon.%s (known: http, telegram, transcription_model, vision_model)", k)
 		}
 	}
 	if xmpp.Enabled && strings.TrimSpace(xmpp.JID) == "" {
@@ -102,6 +117,29 @@ func ParseConfig(daemon map[string]any, xmpp config.XMPP) (Config, error) {
 		return c, fmt.Errorf("config: [daemon.telegram] is enabled but has neither token_env nor token_cmd")
 	}
 	return c, nil
+}
+
+// CheckMediaModels checks the transcription and vision model aliases
+// against the models of cfg: each must exist and speak the OpenAI API
+// (audio/transcriptions, image content parts), and the vision model must
+// say image_support = true.
+func (c Config) CheckMediaModels(cfg *config.Config) error {
+	for _, m := range []struct{ key, alias string }{{"transcription_model", c.TranscriptionModel}, {"vision_model", c.VisionModel}} {
+		if m.alias == "" {
+			continue
+		}
+		model, ok := cfg.Models[m.alias]
+		if !ok {
+			return fmt.Errorf("config: daemon.%s %q is not a configured model alias (have: %s)", m.key, m.alias, strings.Join(slices.Sorted(maps.Keys(cfg.Models)), ", "))
+		}
+		if a, _ := cfg.APIFor(model.API); a.Type != "" && a.Type != "openai" {
+			return fmt.Errorf("config: daemon.%s %q uses a %s API; voice and image messages need an OpenAI-compatible one", m.key, m.alias, a.Type)
+		}
+		if m.key == "vision_model" && !model.ImageSupport {
+			return fmt.Errorf("config: daemon.vision_model %q does not say image_support = true in [models.%s]", m.alias, m.alias)
+		}
+	}
+	return nil
 }
 
 // Transports names the enabled transports, in start order.

@@ -129,36 +129,11 @@ func (u *Uploads) fetch(ctx context.Context, raw string) (string, bool, error) {
 	if !ok {
 		return "", false, fmt.Errorf("%q files are not accepted (pdf, epub, txt, md, html, json, csv)", ext)
 	}
-	client := u.Client
-	if client == nil {
-		client = NewGuardedClient(nil)
-	}
-	c := *client
-	c.CheckRedirect = func(r *http.Request, via []*http.Request) error {
-		if len(via) >= 5 {
-			return errors.New("too many redirects")
-		}
-		return u.checkScheme(r.URL)
-	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, raw, nil)
+	resp, err := u.get(ctx, raw, MaxUploadBytes)
 	if err != nil {
 		return "", false, err
 	}
-	resp, err := c.Do(req)
-	if err != nil {
-		var be *fetch.BlockedError
-		if errors.As(err, &be) {
-			return "", false, fmt.Errorf("refused: %v", be)
-		}
-		return "", false, fmt.Errorf("download failed: %v", err)
-	}
 	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return "", false, fmt.Errorf("download failed: %s", resp.Status)
-	}
-	if resp.ContentLength > MaxUploadBytes {
-		return "", false, fmt.Errorf("too large (%d MB; the limit is %d MB)", resp.ContentLength>>20, MaxUploadBytes>>20)
-	}
 	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 	if mt != "" && !slices.Contains(types, mt) {
 		return "", false, fmt.Errorf("the server says it is %s, not a %s file", mt, ext)
@@ -192,6 +167,54 @@ func (u *Uploads) fetch(ctx context.Context, raw string) (string, bool, error) {
 	return dst, false, os.Rename(tmp.Name(), dst)
 }
 
+// get starts the guarded download of raw (https only, redirects
+// checked the same way) and refuses a response declaring more than limit
+// bytes; the caller still caps what it reads.
+func (u *Uploads) get(ctx context.Context, raw string, limit int64) (*http.Response, error) {
+	pu, err := url.Parse(raw)
+	if err != nil || pu.Host == "" {
+		return nil, errors.New("not a URL")
+	}
+	if err := u.checkScheme(pu); err != nil {
+		return nil, err
+	}
+	var client *http.Client
+	if u != nil {
+		client = u.Client
+	}
+	if client == nil {
+		client = NewGuardedClient(nil)
+	}
+	c := *client
+	c.CheckRedirect = func(r *http.Request, via []*http.Request) error {
+		if len(via) >= 5 {
+			return errors.New("too many redirects")
+		}
+		return u.checkScheme(r.URL)
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, raw, nil)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := c.Do(req)
+	if err != nil {
+		var be *fetch.BlockedError
+		if errors.As(err, &be) {
+			return nil, fmt.Errorf("refused: %v", be)
+		}
+		return nil, fmt.Errorf("download failed: %v", err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		resp.Body.Close()
+		return nil, fmt.Errorf("download failed: %s", resp.Status)
+	}
+	if resp.ContentLength > limit {
+		resp.Body.Close()
+		return nil, fmt.Errorf("too large (%d MB; the limit is %d MB)", resp.ContentLength>>20, limit>>20)
+	}
+	return resp, nil
+}
+
 // uploadMagic are the leading bytes of the strictly checked formats.
 var uploadMagic = map[string]string{".pdf": "%PDF-", ".epub": "PK\x03\x04"}
 
@@ -210,7 +233,7 @@ func (u *Uploads) checkScheme(pu *url.URL) error {
 	if pu.Scheme == "https" {
 		return nil
 	}
-	if pu.Scheme == "http" && u.AllowHTTPLoopback {
+	if pu.Scheme == "http" && u != nil && u.AllowHTTPLoopback {
 		if ip, err := netip.ParseAddr(pu.Hostname()); err == nil && ip.IsLoopback() {
 			return nil
 		}

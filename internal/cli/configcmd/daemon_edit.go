@@ -43,6 +43,8 @@ type DaemonEditOptions struct {
 	TelegramAPIURL   string
 	TelegramUsers    []int64
 	TelegramChats    []int64
+	// TranscriptionModel and VisionModel answer chat voice and images.
+	TranscriptionModel, VisionModel string
 
 	set map[string]bool
 }
@@ -72,6 +74,7 @@ func NewCmdDaemonEdit(f *cmdutil.Factory, runF func(context.Context, *DaemonEdit
 			$ asky config daemon edit --xmpp-enabled --xmpp-jid bot@example.org --xmpp-allowed-jid me@example.org
 			$ asky config daemon edit --telegram-enabled --telegram-token-env TG_TOKEN --telegram-allowed-user 12345
 			$ asky config daemon edit --http-enabled=false
+			$ asky config daemon edit --transcription-model whisper --vision-model gpt4o
 		`),
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
@@ -103,6 +106,8 @@ func NewCmdDaemonEdit(f *cmdutil.Factory, runF func(context.Context, *DaemonEdit
 	fl.StringVar(&opts.TelegramAPIURL, "telegram-api-url", "", "Bot API `url` (default https://api.telegram.org)")
 	fl.Int64SliceVar(&opts.TelegramUsers, "telegram-allowed-user", nil, "Telegram user `id` allowed to chat (repeatable)")
 	fl.Int64SliceVar(&opts.TelegramChats, "telegram-allowed-chat", nil, "Telegram chat `id` allowed (repeatable)")
+	fl.StringVar(&opts.TranscriptionModel, "transcription-model", "", "model `alias` transcribing chat voice messages (OpenAI-compatible; \"\" turns it off)")
+	fl.StringVar(&opts.VisionModel, "vision-model", "", "model `alias` describing chat images (image_support = true; \"\" turns it off)")
 	return cmd
 }
 
@@ -159,6 +164,19 @@ func daemonEditRun(ctx context.Context, opts *DaemonEditOptions) error {
 	set("telegram-api-url", "daemon.telegram.api_url", opts.TelegramAPIURL)
 	set("telegram-allowed-user", "daemon.telegram.allowed_users", anyList(opts.TelegramUsers))
 	set("telegram-allowed-chat", "daemon.telegram.allowed_chats", anyList(opts.TelegramChats))
+	set("transcription-model", "daemon.transcription_model", opts.TranscriptionModel)
+	set("vision-model", "daemon.vision_model", opts.VisionModel)
+	// A model the daemon would refuse is refused before anything is written.
+	probe := cur
+	if opts.set["transcription-model"] {
+		probe.TranscriptionModel = strings.TrimSpace(opts.TranscriptionModel)
+	}
+	if opts.set["vision-model"] {
+		probe.VisionModel = strings.TrimSpace(opts.VisionModel)
+	}
+	if err := probe.CheckMediaModels(cfg); err != nil {
+		return cmdutil.WithHint(err, "use another alias, or add one with `asky config model add`; a vision model needs image_support = true in its [models.ALIAS] table (`asky config path` shows the file)")
+	}
 	written, err := config.Apply(opts.Getenv, changes...)
 	if err != nil {
 		return err
@@ -167,7 +185,11 @@ func daemonEditRun(ctx context.Context, opts *DaemonEditOptions) error {
 	// Read back what the daemon will see, so a mistake shows now rather
 	// than at `asky daemon start`.
 	if cfg, err = config.Load(opts.Getenv); err == nil {
-		if _, err = daemon.ParseConfig(cfg.Daemon, cfg.XMPP); err != nil {
+		dc, err := daemon.ParseConfig(cfg.Daemon, cfg.XMPP)
+		if err == nil {
+			err = dc.CheckMediaModels(cfg)
+		}
+		if err != nil {
 			return err
 		}
 	}

@@ -59,3 +59,21 @@ func TestDaemonEditTransports(t *testing.T) {
 		}
 	}
 }
+
+// The voice/image models are set by alias and checked on the way out.
+func TestDaemonEditMediaModels(t *testing.T) {
+	e := newEnv(t, map[string]string{"config.toml": "[api.p]\nbase_url = \"http://127.0.0.1:1/v1\"\n[models.w]\napi = \"p\"\nid = \"whisper-1\"\n[models.v]\napi = \"p\"\nid = \"v\"\n"})
+	if err := e.run("daemon", "edit", "--transcription-model", "w"); err != nil {
+		t.Fatalf("%v\n%s", err, e.errOut)
+	}
+	if got := e.read(t, "config.toml"); !strings.Contains(got, `transcription_model = "w"`) {
+		t.Fatalf("config.toml:\n%s", got)
+	}
+	err := e.run("daemon", "edit", "--vision-model", "v")
+	if err == nil || !strings.Contains(err.Error(), `daemon.vision_model "v" does not say image_support = true`) {
+		t.Fatalf("err = %v", err)
+	}
+	if got := e.read(t, "config.toml"); strings.Contains(got, "vision_model") {
+		t.Fatalf("a refused model was written:\n%s", got)
+	}
+}

@@ -105,6 +105,7 @@ func doctorRun(ctx context.Context, opts *DoctorOptions) error {
 		checkSearch(rep, opts, cfg)
 		checkCustomTools(rep, opts, cfg)
 		checkDeliveryConfig(rep, opts, cfg)
+		checkDaemonConfig(ctx, rep, opts, cfg)
 	}
 	rep.OK = !slices.ContainsFunc(rep.Checks, func(c check) bool { return c.Status == statusFail })
 	if opts.JSON {

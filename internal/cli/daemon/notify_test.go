@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -17,16 +18,43 @@ import (
 	"github.com/askygo/asky/internal/store"
 )
 
-// botAPI is a minimal Bot API that records sendMessage calls.
+// botAPI is a minimal Bot API that records sendMessage calls, hands
+// out pushed updates and serves files by id.
 type botAPI struct {
-	srv  *httptest.Server
-	mu   sync.Mutex
-	sent []map[string]string
+	srv     *httptest.Server
+	mu      sync.Mutex
+	sent    []map[string]string
+	updates []map[string]any
+	// files are the downloadable files by file id (= file path).
+	files map[string]string
+}
+
+// push queues an update from user 42 in chat 42 with the given message
+// fields.
+func (b *botAPI) push(id int, msg map[string]any) {
+	msg["message_id"], msg["date"] = id, 0
+	msg["chat"] = map[string]any{"id": 42, "type": "private"}
+	msg["from"] = map[string]any{"id": 42, "is_bot": false, "first_name": "Q"}
+	b.mu.Lock()
+	b.updates = append(b.updates, map[string]any{"update_id": id, "message": msg})
+	b.mu.Unlock()
 }
 
 func newBotAPI(t *testing.T) *botAPI {
 	b := &botAPI{}
 	b.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if _, id, ok := strings.Cut(r.URL.Path, "/file/bot123:abc/"); ok {
+			b.mu.Lock()
+			body, found := b.files[id]
+			b.mu.Unlock()
+			if !found {
+				http.NotFound(w, r)
+				return
+			}
+			w.Header().Set("Content-Type", "application/octet-stream")
+			w.Write([]byte(body))
+			return
+		}
 		_ = r.ParseMultipartForm(1 << 20)
 		params := map[string]string{}
 		if r.MultipartForm != nil {
@@ -37,11 +65,26 @@ func newBotAPI(t *testing.T) *botAPI {
 		var result any = true
 		switch {
 		case strings.HasSuffix(r.URL.Path, "/getUpdates"):
+			offset, _ := strconv.Atoi(params["offset"])
+			b.mu.Lock()
+			var pending []map[string]any
+			for _, u := range b.updates {
+				if u["update_id"].(int) >= offset {
+					pending = append(pending, u)
+				}
+			}
+			b.mu.Unlock()
+			if len(pending) > 0 {
+				result = pending
+				break
+			}
 			select {
 			case <-time.After(100 * time.Millisecond):
 			case <-r.Context().Done():
 			}
 			result = []any{}
+		case strings.HasSuffix(r.URL.Path, "/getFile"):
+			result = map[string]any{"file_id": params["file_id"], "file_unique_id": "u", "file_path": params["file_id"]}
 		case strings.HasSuffix(r.URL.Path, "/sendMessage"):
 			b.mu.Lock()
 			b.sent = append(b.sent, params)

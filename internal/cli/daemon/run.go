@@ -91,8 +91,11 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 	defer lock.Release()
 
 	board := daemon.NewBoard(opts.Factory.Now)
-	svc := daemon.NewService(newRunner(opts.Factory), 0)
-	chat := &daemon.Chat{Service: svc, Commands: opts.Commands, Uploads: uploads(opts, cfg)}
+	chat, err := newChat(ctx, opts, cfg, dc)
+	if err != nil {
+		return err
+	}
+	svc := chat.Service
 	var runs []transportRun
 	url := ""
 	if dc.HTTP.Enabled {

@@ -69,6 +69,9 @@ type coreRunner struct {
 	core *compose.Core
 	// log is the daemon's log (stderr): notices of background work.
 	log io.Writer
+	// uploadDir is where chat uploads are stored; a remote question may
+	// read there (its chat's linked uploads) even outside the roots.
+	uploadDir string
 }
 
 // newRunner is the daemon's Runner over the factory.
@@ -81,6 +84,14 @@ func newRunner(f *cmdutil.Factory) coreRunner {
 func (r coreRunner) Run(ctx context.Context, a daemon.Ask) (*turn.Result, error) {
 	q := compose.Request{SessionName: a.Conversation, Question: a.Question, Instructions: a.Instructions, Model: a.Model,
 		SummarizationModel: a.SummarizationModel, Lean: a.Lean, Remote: true}
+	if r.uploadDir != "" {
+		q.RemoteRoots = []string{r.uploadDir}
+		if a.Conversation != "" {
+			if st, err := r.core.Store(); err == nil {
+				unlinkMissingUploads(ctx, st, a.Conversation, r.uploadDir)
+			}
+		}
+	}
 	if a.Prompts != nil {
 		if err := r.expandPrompts(&q, a.Prompts); err != nil {
 			return nil, err

@@ -84,6 +84,10 @@ type Request struct {
 	// local commands must stay off unless enabled for remote use
 	// (reliability.md §3.8).
 	Remote bool
+	// RemoteRoots are directories a remote question may read below besides
+	// [research] local_document_roots: the daemon's chat upload directory,
+	// so a chat's linked uploads stay readable when no root is configured.
+	RemoteRoots []string
 	// Confirm asks the user a yes/no question (a fast-path "forget …"
 	// that matches several memories); nil when nobody can answer (no
 	// terminal, the daemon).
@@ -211,7 +215,7 @@ func (c *Core) run(ctx context.Context, q Request, emit func(turn.Event)) (_ *tu
 	}
 	x := &composer{Core: c, cfg: cfg, q: &q, emit: emit}
 	if q.Session == nil && q.SessionName != "" {
-		if q.Session, err = findOrCreateSession(ctx, st, q.SessionName); err != nil {
+		if q.Session, err = FindOrCreateSession(ctx, st, q.SessionName); err != nil {
 			return nil, err
 		}
 	}
@@ -384,8 +388,8 @@ func (x *composer) researchSession(ctx context.Context, st *store.Store, req *tu
 	return nil
 }
 
-// findOrCreateSession finds the session by exact name or creates it.
-func findOrCreateSession(ctx context.Context, st *store.Store, name string) (*store.Session, error) {
+// FindOrCreateSession finds the session by exact name or creates it.
+func FindOrCreateSession(ctx context.Context, st *store.Store, name string) (*store.Session, error) {
 	s, err := st.SessionByName(ctx, name)
 	if err == nil || !errors.Is(err, store.ErrNotFound) {
 		return s, err

@@ -53,5 +53,6 @@ func (x *composer) remotePolicy() tools.Remote {
 	for _, r := range x.cfg.Research.LocalDocumentRoots {
 		roots = append(roots, tools.ExpandHome(r, x.Getenv("HOME")))
 	}
+	roots = append(roots, x.q.RemoteRoots...)
 	return tools.Remote{Roots: roots}
 }

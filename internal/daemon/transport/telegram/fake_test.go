@@ -16,6 +16,7 @@ import (
 type call struct {
 	Method string
 	Params map[string]string
+	At     time.Time
 }
 
 // fakeAPI is a Bot API on httptest that records every call.
@@ -36,7 +37,7 @@ type apiError struct {
 	RetryAfter int
 }
 
-func newFake(t *testing.T) *fakeAPI {
+func newFake(t testing.TB) *fakeAPI {
 	f := &fakeAPI{fail: map[string][]apiError{}, more: make(chan struct{}, 1), nextID: 100}
 	f.srv = httptest.NewServer(http.HandlerFunc(f.serve))
 	t.Cleanup(f.srv.Close)
@@ -59,7 +60,7 @@ func (f *fakeAPI) serve(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	f.mu.Lock()
-	f.calls = append(f.calls, call{Method: method, Params: params})
+	f.calls = append(f.calls, call{Method: method, Params: params, At: time.Now()})
 	if errs := f.fail[method]; len(errs) > 0 {
 		e := errs[0]
 		f.fail[method] = errs[1:]

@@ -210,11 +210,32 @@ func (t *Transport) process(ctx context.Context, m *models.Message) {
 	out := t.newOutput(m.Chat.ID)
 	defer out.stop()
 	switch {
-	case m.Voice != nil || m.Audio != nil || m.VideoNote != nil:
-		out.Final(ctx, "Voice messages are not supported yet by this version; send the question as text.", true)
+	case m.Voice != nil || m.Audio != nil:
+		if !t.o.Chat.CanTranscribe() {
+			out.Final(ctx, daemon.VoiceUnsupported, true)
+			return
+		}
+		id := ""
+		if m.Voice != nil {
+			id = m.Voice.FileID
+		} else {
+			id = m.Audio.FileID
+		}
+		if u, ok := t.fileURL(ctx, id, out); ok {
+			t.o.Chat.Voice(ctx, conv(m), u, out)
+		}
 		return
-	case len(m.Photo) > 0 || m.Video != nil:
-		out.Final(ctx, "Images and videos are not supported yet by this version; send the question as text.", true)
+	case len(m.Photo) > 0:
+		if !t.o.Chat.CanDescribe() {
+			out.Final(ctx, daemon.ImageUnsupported, true)
+			return
+		}
+		if u, ok := t.fileURL(ctx, largestPhoto(m.Photo).FileID, out); ok {
+			t.o.Chat.Image(ctx, conv(m), u, m.Caption, out)
+		}
+		return
+	case m.VideoNote != nil || m.Video != nil:
+		out.Final(ctx, "Videos are not supported yet by this version; send the question as text.", true)
 		return
 	case m.Document != nil:
 		t.upload(ctx, m, out)
@@ -226,7 +247,7 @@ func (t *Transport) process(ctx context.Context, m *models.Message) {
 	if r := m.ReplyToMessage; r != nil && strings.TrimSpace(r.Text) != "" && !daemon.LooksLikeCommand(text) {
 		text = "[Replying to: " + truncate(r.Text, 300) + "]\n\n" + text
 	}
-	t.o.Chat.Handle(ctx, daemon.ChatMessage{Conversation: "telegram:" + strconv.FormatInt(m.Chat.ID, 10), Text: text}, out)
+	t.o.Chat.Handle(ctx, daemon.ChatMessage{Conversation: conv(m), Text: text}, out)
 }
 
 // truncate cuts s to n runes, marking the cut.
@@ -262,13 +283,33 @@ func (t *Transport) authorized(m *models.Message) bool {
 	return false
 }
 
-// upload hands a document to the chat's uploads through its file URL.
-func (t *Transport) upload(ctx context.Context, m *models.Message, out *output) {
-	f, err := t.b.GetFile(ctx, &bot.GetFileParams{FileID: m.Document.FileID})
+// conv is the conversation (session) name of m's chat.
+func conv(m *models.Message) string { return "telegram:" + strconv.FormatInt(m.Chat.ID, 10) }
+
+// fileURL is the download URL of a file id; on failure it answers out.
+func (t *Transport) fileURL(ctx context.Context, id string, out *output) (string, bool) {
+	f, err := t.b.GetFile(ctx, &bot.GetFileParams{FileID: id})
 	if err != nil {
 		out.Final(ctx, "Error: could not get the file from Telegram: "+err.Error(), true)
-		return
+		return "", false
 	}
-	conv := "telegram:" + strconv.FormatInt(m.Chat.ID, 10)
-	t.o.Chat.Upload(ctx, conv, []string{t.b.FileDownloadLink(f)}, out)
+	return t.b.FileDownloadLink(f), true
+}
+
+// largestPhoto is the biggest size Telegram offers within the media cap.
+func largestPhoto(sizes []models.PhotoSize) models.PhotoSize {
+	best := sizes[0]
+	for _, p := range sizes[1:] {
+		if p.FileSize <= daemon.MaxMediaBytes && p.Width*p.Height > best.Width*best.Height {
+			best = p
+		}
+	}
+	return best
+}
+
+// upload hands a document to the chat's uploads through its file URL.
+func (t *Transport) upload(ctx context.Context, m *models.Message, out *output) {
+	if u, ok := t.fileURL(ctx, m.Document.FileID, out); ok {
+		t.o.Chat.Upload(ctx, conv(m), []string{u}, out)
+	}
 }

@@ -31,7 +31,7 @@ type fixture struct {
 	stop  func()
 }
 
-func start(t *testing.T, api *fakeAPI, r daemon.Runner, offsetFile string, edit func(*Options)) *fixture {
+func start(t testing.TB, api *fakeAPI, r daemon.Runner, offsetFile string, edit func(*Options)) *fixture {
 	t.Helper()
 	f := &fixture{api: api, board: daemon.NewBoard(nil), log: &iostreams.SyncBuffer{}}
 	o := Options{Token: "123:abc", APIURL: api.srv.URL, AllowedUsers: []int64{42}, AllowedChats: []int64{-500},

@@ -1,18 +1,11 @@
 package xmpp
 
 import (
-	"net"
-	"net/http"
-	"net/http/httptest"
-	"slices"
 	"strings"
 	"testing"
 	"time"
 
-	"golang.org/x/time/rate"
-
-	"github.com/askygo/asky/internal/daemon"
-	"github.com/askygo/asky/internal/daemon/transport/http"
+	"github.com/askygo/asky/internal/daemon/transport/latency"
 	"github.com/askygo/asky/internal/daemon/transport/xmpp/xmpptest"
 )
 
@@ -38,41 +31,6 @@ func roundTrips(t testing.TB, f *fixture, c *xmpptest.Client, n int) (status, fi
 	return status, final
 }
 
-// httpRoundTrips measures n questions over the HTTP transport with the
-// same runner.
-func httpRoundTrips(t testing.TB, n int) []time.Duration {
-	srv := httpapi.New(httpapi.Options{Service: daemon.NewService(runnerFunc(echo), 0), Rate: rate.Inf, Burst: 1000})
-	ts := httptest.NewUnstartedServer(srv.Handler())
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ts.Listener = ln
-	ts.Start()
-	defer ts.Close()
-	var out []time.Duration
-	for range n {
-		began := time.Now()
-		resp, err := http.Post(ts.URL+"/v1/chat/completions", "application/json",
-			strings.NewReader(`{"user":"bench","messages":[{"role":"user","content":"ping"}]}`))
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
-		if resp.StatusCode != 200 {
-			t.Fatalf("http %d", resp.StatusCode)
-		}
-		out = append(out, time.Since(began))
-	}
-	return out
-}
-
-func median(d []time.Duration) time.Duration {
-	s := slices.Clone(d)
-	slices.Sort(s)
-	return s[len(s)/2]
-}
-
 // The XMPP transport adds little over the HTTP transport from a question
 // to its answer (median of 15, through a real Prosody). The 20 ms target
 // is measured by BenchmarkChatAnswer; this test only guards against a
@@ -83,9 +41,9 @@ func TestLatencyOverheadOverHTTP(t *testing.T) {
 	alice := f.p.Connect(t, "alice", "alicepw")
 	roundTrips(t, f, alice, 2) // warm up
 	status, final := roundTrips(t, f, alice, 15)
-	base := median(httpRoundTrips(t, 15))
-	t.Logf("xmpp: first status %s, answer %s; http answer %s", median(status), median(final), base)
-	if over := median(final) - base; over > 250*time.Millisecond {
+	base := latency.Median(latency.HTTPRoundTrips(t, runnerFunc(echo), 15))
+	t.Logf("xmpp: first status %s, answer %s; http answer %s", latency.Median(status), latency.Median(final), base)
+	if over := latency.Median(final) - base; over > 250*time.Millisecond {
 		t.Fatalf("XMPP answer overhead %s over HTTP's %s (guard 250ms; target 20ms, see BenchmarkChatAnswer)", over, base)
 	}
 }
@@ -99,7 +57,7 @@ func BenchmarkChatAnswer(b *testing.B) {
 	b.ResetTimer()
 	status, final := roundTrips(b, f, alice, b.N)
 	b.StopTimer()
-	b.ReportMetric(float64(median(status).Microseconds())/1000, "ms/first-status")
-	b.ReportMetric(float64(median(final).Microseconds())/1000, "ms/answer")
-	b.ReportMetric(float64(median(httpRoundTrips(b, 20)).Microseconds())/1000, "ms/http-answer")
+	b.ReportMetric(float64(latency.Median(status).Microseconds())/1000, "ms/first-status")
+	b.ReportMetric(float64(latency.Median(final).Microseconds())/1000, "ms/answer")
+	b.ReportMetric(float64(latency.Median(latency.HTTPRoundTrips(b, runnerFunc(echo), 20)).Microseconds())/1000, "ms/http-answer")
 }

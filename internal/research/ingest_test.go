@@ -380,3 +380,30 @@ func TestMain(m *testing.M) {
 	}
 	os.Exit(code)
 }
+
+// Results come best relevance first, so a listing never shows a lower
+// relevance above a higher one (the fused rank only picks the top K).
+func TestSearchOrdersByRelevance(t *testing.T) {
+	ctx := context.Background()
+	ix := newTestIndex(t)
+	dir := t.TempDir()
+	write(t, filepath.Join(dir, "a.md"), "# Storage\n\n## Rollback journal\n\nThe pager rolls back the journal when a transaction fails.\n\n## Checkpoints\n\nCheckpoints copy WAL frames into the database file.\n")
+	write(t, filepath.Join(dir, "b.md"), "# Cooking\n\nBake the bread for forty minutes at high heat. The journal of the baker.\n")
+	write(t, filepath.Join(dir, "c.md"), "# Networking\n\nTCP keeps a connection open and retransmits lost segments; UDP sends datagrams.\n")
+	in := &Ingester{Index: ix}
+	targets, _ := in.Collect([]string{dir})
+	if _, err := in.Ingest(ctx, targets); err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{"pager journal bread", "journal frames heat", "database file of the baker", "lost pager segments", "checkpoint the bread"} {
+		hits, err := ix.Search(ctx, q, SearchOptions{TopK: 5})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := 1; i < len(hits); i++ {
+			if hits[i].Relevance > hits[i-1].Relevance {
+				t.Errorf("%q: result %d has relevance %.3f above result %d at %.3f", q, i+1, hits[i].Relevance, i, hits[i-1].Relevance)
+			}
+		}
+	}
+}

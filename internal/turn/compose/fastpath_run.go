@@ -3,6 +3,7 @@ package compose
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -42,8 +43,7 @@ func (x *composer) fastPath(ctx context.Context, st *store.Store) (*turn.Result,
 	var answer string
 	switch fp.Kind {
 	case "name":
-		answer, err = fastSave(ctx, svc, "The user's name is "+fp.Arg+"; call them "+fp.Arg+".", []string{"name"},
-			"OK, I'll call you "+fp.Arg+".")
+		answer, err = fastName(ctx, st, svc, fp.Arg)
 	case "remember":
 		answer, err = fastSave(ctx, svc, fp.Arg, nil, "")
 	case "forget":
@@ -86,6 +86,30 @@ func fastSave(ctx context.Context, svc *memory.Service, text string, tags []stri
 		return fmt.Sprintf("%s (updated memory %d)", done, r.ID), nil
 	}
 	return fmt.Sprintf("%s (memory %d)", done, r.ID), nil
+}
+
+// nameFact is the memory the name fast path saves.
+const nameFact = "The user's name is "
+
+// fastName saves the user's name as a global memory, rewriting the one an
+// earlier "call me …" saved: after "call me Bob" then "call me Al" asky
+// must not keep both names to choose from.
+func fastName(ctx context.Context, st *store.Store, svc *memory.Service, name string) (string, error) {
+	text, done := nameFact+name+"; call them "+name+".", "OK, I'll call you "+name+"."
+	global, err := st.ListMemories(ctx, store.MemoryScope{})
+	if err != nil {
+		return "", err
+	}
+	for _, m := range global {
+		if m.Unconfirmed || !slices.Contains(m.Tags, "name") || !strings.HasPrefix(m.Text, nameFact) {
+			continue
+		}
+		if err := svc.Update(ctx, m, text, m.Tags); err != nil {
+			return "", err
+		}
+		return fmt.Sprintf("%s (updated memory %d)", done, m.ID), nil
+	}
+	return fastSave(ctx, svc, text, []string{"name"}, done)
 }
 
 // visibleMemories are the global memories and the session's.

@@ -131,7 +131,9 @@ func (x *composer) fastForget(ctx context.Context, st *store.Store, text string)
 	var hits []*store.Memory
 	needle := strings.ToLower(text)
 	for _, m := range all {
-		if strings.Contains(strings.ToLower(m.Text), needle) {
+		// "forget my name" means the memory "call me …" saved.
+		isName := needle == "my name" && slices.Contains(m.Tags, "name") && strings.HasPrefix(m.Text, nameFact)
+		if isName || strings.Contains(strings.ToLower(m.Text), needle) {
 			hits = append(hits, m)
 		}
 	}

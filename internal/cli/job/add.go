@@ -65,6 +65,9 @@ func NewCmdAdd(f *cmdutil.Factory, runF func(context.Context, *AddOptions) error
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.Question = strings.TrimSpace(strings.Join(args, " "))
+			if opts.Question == "" {
+				return cmdutil.FlagErrorf("the question is empty; usage: asky job add <question…> [--every …]")
+			}
 			n := 0
 			for _, s := range []string{opts.Every, opts.Cron, opts.At} {
 				if s != "" {

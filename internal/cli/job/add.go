@@ -14,6 +14,7 @@ import (
 	"github.com/askygo/asky/internal/cli/cmdutil"
 	"github.com/askygo/asky/internal/iostreams"
 	"github.com/askygo/asky/internal/jobs"
+	"github.com/askygo/asky/internal/render"
 	"github.com/askygo/asky/internal/store"
 )
 
@@ -205,5 +206,5 @@ func describe(j *store.Job) string {
 	if j.Notify != "" {
 		s += ", answers to " + j.Notify
 	}
-	return s
+	return render.SanitizeLine(s)
 }

@@ -18,6 +18,7 @@ import (
 
 	"github.com/askygo/asky/internal/cli/cmdutil"
 	"github.com/askygo/asky/internal/iostreams"
+	"github.com/askygo/asky/internal/render"
 	"github.com/askygo/asky/internal/store"
 	"github.com/askygo/asky/internal/usage"
 )
@@ -119,6 +120,10 @@ func printReport(w io.Writer, rep usage.Report) error {
 			return t.CostUSD
 		}
 		return float64(t.PromptTokens + t.CompletionTokens)
+	}
+	for i := range rep.Rows {
+		// Session names may come from a chat or carry terminal escapes.
+		rep.Rows[i].Key = render.SanitizeLine(rep.Rows[i].Key)
 	}
 	top, keyW := 0.0, max(len(header[0]), len(rep.Total.Key))
 	for _, r := range rep.Rows {

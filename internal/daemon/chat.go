@@ -61,6 +61,9 @@ type Chat struct {
 	Commands CommandHandler
 	// Uploads stores and ingests documents sent by URL; nil refuses them.
 	Uploads *Uploads
+	// CommandPrefix is [xmpp] command_prefix: a first word that marks a
+	// command, as "/asky" always does ("/asky history list").
+	CommandPrefix string
 	// Interval overrides StatusInterval (tests).
 	Interval time.Duration
 	Now      func() time.Time
@@ -93,6 +96,11 @@ func (c *Chat) Handle(ctx context.Context, m ChatMessage, out ChatOutput) {
 		c.mu.Unlock()
 		out.Final(ctx, fmt.Sprintf("Override set for this chat until the daemon restarts: default_model = %q.", model), false)
 		return
+	}
+	if p := c.CommandPrefix; p != "" {
+		if first, rest, _ := strings.Cut(text, " "); strings.EqualFold(first, p) {
+			text = strings.TrimSpace("/asky " + rest)
+		}
 	}
 	a := Ask{Conversation: m.Conversation, Question: text}
 	c.mu.Lock()

@@ -91,7 +91,7 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 
 	board := daemon.NewBoard(opts.Factory.Now)
 	svc := daemon.NewService(newRunner(opts.Factory), 0)
-	chat := &daemon.Chat{Service: svc, Commands: opts.Commands, Uploads: uploads(opts, cfg)}
+	chat := &daemon.Chat{Service: svc, Commands: opts.Commands, Uploads: uploads(opts, cfg), CommandPrefix: cfg.XMPP.CommandPrefix}
 	var runs []transportRun
 	url := ""
 	if dc.HTTP.Enabled {

@@ -181,10 +181,14 @@ type Research struct {
 
 // Embedding selects the embedder used for the corpus and memory.
 type Embedding struct {
-	// Provider is "builtin" (hash-v1, offline), "openai" or "ollama".
+	// Provider is "builtin" (minilm-l6-static or hash-v1, offline),
+	// "static" (a model2vec-style model directory at Path), "openai" or
+	// "ollama".
 	Provider string `toml:"provider"`
 	Model    string `toml:"model"`
-	BaseURL  string `toml:"base_url"`
+	// Path is the model directory of provider "static".
+	Path    string `toml:"path"`
+	BaseURL string `toml:"base_url"`
 	// API names an [api.NAME] entry to borrow base_url and key from.
 	API            string `toml:"api"`
 	APIKeyEnv      string `toml:"api_key_env"`

@@ -71,7 +71,7 @@ func Defaults() *Config {
 			DenseWeight:                0.75,
 			LexicalWeight:              0.25,
 			MinRelevance:               0.15,
-			Embedding:                  Embedding{Provider: "builtin", Model: "hash-v1", BatchSize: 32},
+			Embedding:                  Embedding{Provider: "builtin", Model: "minilm-l6-static", BatchSize: 32},
 			SourceShortlist:            DefaultSourceShortlist(),
 		},
 		Memory: Memory{

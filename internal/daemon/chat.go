@@ -69,8 +69,8 @@ type Chat struct {
 	Now      func() time.Time
 
 	mu sync.Mutex
-	// models are the chats' default_model overrides (inline TOML).
-	models map[string]string
+	// overrides are the chats' inline TOML settings, by conversation.
+	overrides map[string]Override
 }
 
 // Handle answers m through out. It returns when the answer was given.
@@ -83,18 +83,18 @@ func (c *Chat) Handle(ctx context.Context, m ChatMessage, out ChatOutput) {
 		out.Final(ctx, fmt.Sprintf("Error: the message is too long (%d KB; the limit is %d KB).", len(text)>>10, MaxChatMessage>>10), true)
 		return
 	}
-	if model, found, err := parseOverride(text); found {
+	if o, found, err := parseOverride(text); found {
 		if err != nil {
 			out.Final(ctx, "Error: "+err.Error(), true)
 			return
 		}
 		c.mu.Lock()
-		if c.models == nil {
-			c.models = map[string]string{}
+		if c.overrides == nil {
+			c.overrides = map[string]Override{}
 		}
-		c.models[m.Conversation] = model
+		c.overrides[m.Conversation] = c.overrides[m.Conversation].merge(o)
 		c.mu.Unlock()
-		out.Final(ctx, fmt.Sprintf("Override set for this chat until the daemon restarts: default_model = %q.", model), false)
+		out.Final(ctx, fmt.Sprintf("Override set for this chat until the daemon restarts: %s.", o), false)
 		return
 	}
 	if p := c.CommandPrefix; p != "" {
@@ -104,8 +104,9 @@ func (c *Chat) Handle(ctx context.Context, m ChatMessage, out ChatOutput) {
 	}
 	a := Ask{Conversation: m.Conversation, Question: text}
 	c.mu.Lock()
-	a.Model = c.models[m.Conversation]
+	o := c.overrides[m.Conversation]
 	c.mu.Unlock()
+	a.Model, a.SummarizationModel, a.Prompts = o.Model, o.SummarizationModel, o.Prompts
 	if c.Commands != nil && LooksLikeCommand(text) {
 		res, err := c.Commands.Command(ctx, m.Conversation, text)
 		switch {

@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"context"
+	"maps"
 	"strings"
 	"sync"
 	"testing"
@@ -105,12 +106,16 @@ func TestChatRouting(t *testing.T) {
 		t.Fatalf("long: %+v", r)
 	}
 	for text, want := range map[string]string{
-		"```toml\n[general]\n```":                    "sets nothing",
-		"```toml\ndefault_model = \n```":             "bad TOML",
-		"```toml\n[general]\nmax_turns = 3\n```":     "only default_model",
-		"```toml\nsummarization_model = \"x\"\n```":  "not supported yet",
-		"```toml\ndefault_model = \"fast\"\n":        "not closed",
-		"```toml\n[general]\ndefault_model = 1\n```": "model alias",
+		"```toml\n[general]\n```":                          "sets nothing",
+		"```toml\ndefault_model = \n```":                   "bad TOML",
+		"```toml\n[general]\nmax_turns = 3\n```":           "only default_model, summarization_model and [user_prompts]",
+		"```toml\nsummarization_model = 2\n```":            "summarization_model must be a model alias",
+		"```toml\nuser_prompts = \"x\"\n```":               "user_prompts must be a table",
+		"```toml\n[user_prompts]\nr = \"file://~/x\"\n```": "file:// prompts cannot be set over chat",
+		"```toml\n[user_prompts]\n\"a b\" = \"x\"\n```":    "not a prompt name",
+		"```toml\n[user_prompts]\nr = \"\"\n```":           "must be a non-empty string",
+		"```toml\ndefault_model = \"fast\"\n":              "not closed",
+		"```toml\n[general]\ndefault_model = 1\n```":       "model alias",
 	} {
 		if r := run(text); !r.failed || !strings.Contains(r.final, want) {
 			t.Fatalf("%q: %+v", text, r)
@@ -235,5 +240,45 @@ func TestDispatcherKeepsOrderPerKeyAndBounds(t *testing.T) {
 	d.Wait()
 	if len(got) != 2 || got[0] != 0 || got[1] != 1 {
 		t.Fatalf("order %v", got)
+	}
+}
+
+// Inline TOML blocks set default_model, summarization_model and
+// [user_prompts] for their chat only; a later block wins key by key, and
+// a bad block changes nothing.
+func TestChatOverridesMergeAndReachTheAsk(t *testing.T) {
+	var got Ask
+	c := &Chat{Service: NewService(runnerFn(func(_ context.Context, a Ask) (*turn.Result, error) {
+		got = a
+		return &turn.Result{Answer: "ok"}, nil
+	}), 0)}
+	run := func(conv, text string) *recorder {
+		r := newRecorder()
+		c.Handle(context.Background(), ChatMessage{Conversation: conv, Text: text}, r)
+		return r
+	}
+	for _, block := range []string{
+		"```toml\ndefault_model = \"fast\"\nsummarization_model = \"cheap\"\n[user_prompts]\nr = \"Review this:\"\nt = \"Translate:\"\n```",
+		"```toml\n[general]\ndefault_model = \"slow\"\n[user_prompts]\nr = \"Review carefully:\"\n```",
+	} {
+		if r := run("telegram:1", block); r.failed {
+			t.Fatalf("%q: %+v", block, r)
+		}
+	}
+	if r := run("telegram:1", "```toml\ndefault_model = \"x\"\nbogus = 1\n```"); !r.failed {
+		t.Fatalf("bad block accepted: %+v", r)
+	}
+	r := run("telegram:1", "```toml\nsummarization_model = \"tiny\"\n```")
+	if r.failed || r.final != `Override set for this chat until the daemon restarts: summarization_model = "tiny".` {
+		t.Fatalf("%+v", r)
+	}
+	run("telegram:1", "/r main.go")
+	want := map[string]string{"r": "Review carefully:", "t": "Translate:"}
+	if got.Model != "slow" || got.SummarizationModel != "tiny" || !maps.Equal(got.Prompts, want) || got.Question != "/r main.go" {
+		t.Fatalf("ask %+v", got)
+	}
+	run("telegram:2", "other chat")
+	if got.Model != "" || got.SummarizationModel != "" || got.Prompts != nil {
+		t.Fatalf("the override leaked into another chat: %+v", got)
 	}
 }

@@ -2,7 +2,9 @@ package daemon
 
 import (
 	"fmt"
+	"maps"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/BurntSushi/toml"
@@ -12,46 +14,131 @@ import (
 // session override syntax).
 var reTOMLBlock = regexp.MustCompile("(?s)```toml[^\n]*\n(.*?)```")
 
-// parseOverride reads an inline TOML block: only default_model is
-// applied per chat (top level or under [general]); anything else is an
-// error and nothing is applied.
-func parseOverride(text string) (model string, found bool, err error) {
+// rePromptName is a /name a prompt can be called by (userprompt's).
+var rePromptName = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.-]*$`)
+
+// Override is a chat's inline TOML settings: default_model and
+// summarization_model (top level or under [general]) and [user_prompts].
+// Each block is applied whole or not at all; a later block wins key by
+// key.
+type Override struct {
+	Model, SummarizationModel string
+	// Prompts add to (and replace) [user_prompts] for /name in this
+	// chat's questions.
+	Prompts map[string]string
+}
+
+// merge applies o over c: the keys o sets win.
+func (c Override) merge(o Override) Override {
+	if o.Model != "" {
+		c.Model = o.Model
+	}
+	if o.SummarizationModel != "" {
+		c.SummarizationModel = o.SummarizationModel
+	}
+	if len(o.Prompts) > 0 {
+		p := maps.Clone(c.Prompts)
+		if p == nil {
+			p = map[string]string{}
+		}
+		maps.Copy(p, o.Prompts)
+		c.Prompts = p
+	}
+	return c
+}
+
+// String lists what o sets, for the acknowledgement.
+func (o Override) String() string {
+	var parts []string
+	if o.Model != "" {
+		parts = append(parts, fmt.Sprintf("default_model = %q", o.Model))
+	}
+	if o.SummarizationModel != "" {
+		parts = append(parts, fmt.Sprintf("summarization_model = %q", o.SummarizationModel))
+	}
+	if len(o.Prompts) > 0 {
+		names := slices.Sorted(maps.Keys(o.Prompts))
+		for i, n := range names {
+			names[i] = "/" + n
+		}
+		parts = append(parts, "user_prompts "+strings.Join(names, ", "))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// parseOverride reads an inline TOML block; anything but the keys of
+// Override is an error and nothing is applied.
+func parseOverride(text string) (o Override, found bool, err error) {
 	m := reTOMLBlock.FindStringSubmatch(text)
 	if m == nil {
 		if strings.Contains(text, "```toml") {
-			return "", true, fmt.Errorf("the ```toml block is not closed; nothing was applied")
+			return o, true, fmt.Errorf("the ```toml block is not closed; nothing was applied")
 		}
-		return "", false, nil
+		return o, false, nil
 	}
 	var tree map[string]any
 	if _, err := toml.Decode(m[1], &tree); err != nil {
-		return "", true, fmt.Errorf("bad TOML, nothing was applied: %v", err)
+		return o, true, fmt.Errorf("bad TOML, nothing was applied: %v", err)
 	}
 	if g, ok := tree["general"].(map[string]any); ok {
 		delete(tree, "general")
 		for k, v := range g {
 			if _, dup := tree[k]; dup {
-				return "", true, fmt.Errorf("%s is set twice; nothing was applied", k)
+				return o, true, fmt.Errorf("%s is set twice; nothing was applied", k)
 			}
 			tree[k] = v
 		}
 	}
+	alias := func(k string, v any) (string, error) {
+		s, ok := v.(string)
+		if !ok || strings.TrimSpace(s) == "" {
+			return "", fmt.Errorf("%s must be a model alias; nothing was applied", k)
+		}
+		return strings.TrimSpace(s), nil
+	}
 	for k, v := range tree {
 		switch k {
 		case "default_model":
-			s, ok := v.(string)
-			if !ok || strings.TrimSpace(s) == "" {
-				return "", true, fmt.Errorf("default_model must be a model alias; nothing was applied")
+			if o.Model, err = alias(k, v); err != nil {
+				return Override{}, true, err
 			}
-			model = strings.TrimSpace(s)
-		case "summarization_model", "user_prompts":
-			return "", true, fmt.Errorf("%s overrides over chat are not supported yet by this version; nothing was applied", k)
+		case "summarization_model":
+			if o.SummarizationModel, err = alias(k, v); err != nil {
+				return Override{}, true, err
+			}
+		case "user_prompts":
+			if o.Prompts, err = prompts(v); err != nil {
+				return Override{}, true, err
+			}
 		default:
-			return "", true, fmt.Errorf("%s cannot be overridden over chat (only default_model); nothing was applied", k)
+			return Override{}, true, fmt.Errorf("%s cannot be overridden over chat (only default_model, summarization_model and [user_prompts]); nothing was applied", k)
 		}
 	}
-	if model == "" {
-		return "", true, fmt.Errorf("the block sets nothing; nothing was applied")
+	if o.Model == "" && o.SummarizationModel == "" && len(o.Prompts) == 0 {
+		return o, true, fmt.Errorf("the block sets nothing; nothing was applied")
 	}
-	return model, true, nil
+	return o, true, nil
+}
+
+// prompts checks a [user_prompts] table: /name = "text". A file://
+// prompt is refused: a chat must not make the daemon read local files.
+func prompts(v any) (map[string]string, error) {
+	t, ok := v.(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("user_prompts must be a table of name = \"prompt\"; nothing was applied")
+	}
+	out := make(map[string]string, len(t))
+	for name, p := range t {
+		s, ok := p.(string)
+		switch {
+		case !rePromptName.MatchString(name):
+			return nil, fmt.Errorf("user_prompts: %q is not a prompt name (letters, digits, _ . -); nothing was applied", name)
+		case !ok || strings.TrimSpace(s) == "":
+			return nil, fmt.Errorf("user_prompts.%s must be a non-empty string; nothing was applied", name)
+		case strings.HasPrefix(strings.TrimSpace(s), "file://"):
+			return nil, fmt.Errorf("user_prompts.%s: file:// prompts cannot be set over chat; nothing was applied", name)
+		}
+		out[name] = s
+	}
+	return out, nil
 }

@@ -29,6 +29,12 @@ type Ask struct {
 	Instructions string
 	// Model is an asky model alias; empty uses the default.
 	Model string
+	// SummarizationModel replaces [general] summarization_model (a chat's
+	// override); empty uses the config.
+	SummarizationModel string
+	// Prompts, when set, are a chat's [user_prompts] override: /name in
+	// the question expands from [user_prompts] with these on top.
+	Prompts map[string]string
 	// Lean turns off tools and preloading.
 	Lean bool
 	// Events receives progress (streamed text); nil ignores it. It is

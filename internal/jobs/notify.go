@@ -11,7 +11,7 @@ import (
 )
 
 // Target is where a job's answer goes: file:PATH, xmpp:JID or
-// telegram:CHAT.
+// telegram:CHAT (a numeric chat id).
 type Target struct {
 	Kind string
 	Addr string
@@ -21,7 +21,7 @@ func (t Target) String() string { return t.Kind + ":" + t.Addr }
 
 var (
 	jidRe  = regexp.MustCompile(`^[^@/\s]+@[^@/\s]+\.[^@/\s]+(/\S+)?$`)
-	chatRe = regexp.MustCompile(`^(-?\d+|@[A-Za-z][A-Za-z0-9_]{4,})$`)
+	chatRe = regexp.MustCompile(`^-?\d+$`)
 )
 
 // ParseTarget checks a --notify value; a file path is made absolute
@@ -46,7 +46,9 @@ func ParseTarget(s, cwd string) (Target, error) {
 		}
 	case "telegram":
 		if !chatRe.MatchString(addr) {
-			return Target{}, fmt.Errorf("--notify %q: %q is not a chat id (a number, or @channelname)", s, addr)
+			// The daemon delivers only to chats its allowlist names, and
+			// allowed_chats holds numeric ids: a @channel could never pass.
+			return Target{}, fmt.Errorf("--notify %q: %q is not a numeric chat id (as listed in [daemon.telegram] allowed_chats or allowed_users)", s, addr)
 		}
 	default:
 		return Target{}, fmt.Errorf("--notify %q: unknown kind %q; want file:PATH, xmpp:JID or telegram:CHAT", s, kind)
@@ -60,6 +62,13 @@ type Message struct {
 	Question string
 	Answer   string
 	At       time.Time
+}
+
+// ChatText is the answer as one chat message in markdown: a header
+// naming the job and its question (the reader did not just ask it), then
+// the answer.
+func (m Message) ChatText() string {
+	return fmt.Sprintf("**Job %d:** %s\n\n%s", m.JobID, strings.TrimSpace(m.Question), strings.TrimSpace(m.Answer))
 }
 
 // Notifier delivers a job's answer to targets of one kind. The daemon's

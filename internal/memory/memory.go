@@ -51,6 +51,14 @@ type Embedder interface {
 	Embed(ctx context.Context, texts []string) ([][]float32, error)
 }
 
+// Calibrated is an Embedder whose cosines run on their own scale (a static
+// token-table embedder scores paraphrases lower than a transformer does):
+// RecallFloor is the dense cosine from which its matches are recalled,
+// in place of the configured recall_min_similarity that lexical scores use.
+type Calibrated interface {
+	RecallFloor() float64
+}
+
 // Service saves, recalls and searches memories.
 type Service struct {
 	store Store
@@ -197,21 +205,25 @@ func (s *Service) rank(ctx context.Context, query string, scope store.MemoryScop
 			vocab[t] = true
 		}
 	}
+	denseMin := min
+	if c, ok := s.emb.(Calibrated); ok && !symmetric {
+		denseMin = c.RecallFloor()
+	}
 	matches := make([]Match, 0, len(cands))
 	for i, m := range cands {
 		score := cosine(qt, mterms[i])
 		if !symmetric {
 			score = queryCosine(qt, mterms[i], vocab)
 		}
+		keep := score > 0 && score >= min
 		if dense != nil {
+			keep = keep || dense[i] > 0 && dense[i] >= denseMin
 			score = max(score, dense[i])
 		}
-		matches = append(matches, Match{Memory: m, Score: score})
+		if keep {
+			matches = append(matches, Match{Memory: m, Score: score})
+		}
 	}
-	if err != nil {
-		return nil, err
-	}
-	matches = slices.DeleteFunc(matches, func(m Match) bool { return m.Score <= 0 || m.Score < min })
 	slices.SortStableFunc(matches, func(a, b Match) int {
 		switch {
 		case a.Score != b.Score:

@@ -6,10 +6,13 @@ import (
 	"math/rand"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/askygo/asky/internal/store"
 )
@@ -64,9 +67,11 @@ func (s *synth) text(chars int) string {
 }
 
 // BenchmarkIngest measures end-to-end ingest throughput (read, extract,
-// section, chunk, hash-v1 embed, one SQLite transaction per document) in
-// MB/s of text.
-func BenchmarkIngest(b *testing.B) {
+// section, chunk, hash-v1 embed, one SQLite transaction per batch, the
+// vector snapshot kept current) in MB/s of text.
+func BenchmarkIngest(b *testing.B) { benchmarkIngest(b, HashV1{}) }
+
+func benchmarkIngest(b *testing.B, emb Embedder) {
 	dir := b.TempDir()
 	s := newSynth(1)
 	var total int64
@@ -85,7 +90,8 @@ func BenchmarkIngest(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		in := &Ingester{Index: &Index{St: st, Emb: HashV1{}}}
+		// The vector snapshot is appended to as documents are written.
+		in := &Ingester{Index: &Index{St: st, Emb: emb, SnapshotDir: filepath.Join(b.TempDir(), "cache")}}
 		targets, _ := in.Collect([]string{dir})
 		b.StartTimer()
 		t0 := time.Now()
@@ -101,49 +107,77 @@ func BenchmarkIngest(b *testing.B) {
 }
 
 // benchCorpus builds (once per size) a store with n synthetic chunks of
-// ~1 KB in 100 sources, with hash-v1 vectors.
+// ~1 KB in 100 sources, with hash-v1 vectors and a vector snapshot. With
+// ASKY_BENCH_CACHE set, the corpus is kept there and reused.
 var (
 	benchCorpora sync.Map
 	benchDirs    []string
 )
 
-func benchIndex(b *testing.B, n int) *Index {
+func benchIndex(b *testing.B, n int) *Index { return benchIndexWith(b, n, HashV1{}) }
+
+func benchIndexWith(b *testing.B, n int, emb Embedder) *Index {
 	b.Helper()
-	if v, ok := benchCorpora.Load(n); ok {
+	key := fmt.Sprint(n, emb.Spec().Fingerprint())
+	if v, ok := benchCorpora.Load(key); ok {
 		return v.(*Index)
 	}
-	dir, err := os.MkdirTemp("", "asky-bench")
-	if err != nil {
-		b.Fatal(err)
-	}
-	benchDirs = append(benchDirs, dir)
-	st, err := store.Open(context.Background(), filepath.Join(dir, "asky.db"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	ix := &Index{St: st, Emb: HashV1{}, DenseWeight: 0.75, LexicalWeight: 0.25}
-	if err := ix.Open(context.Background()); err != nil {
-		b.Fatal(err)
-	}
-	s := newSynth(int64(n))
-	per := n / 100
-	for d := 0; d < 100; d++ {
-		chunks := make([]store.CorpusChunk, per)
-		texts := make([]string, per)
-		for i := range chunks {
-			texts[i] = s.text(1000)
-			chunks[i] = store.CorpusChunk{Index: i, Title: fmt.Sprintf("Doc %d", d), Section: "Part", Text: texts[i]}
+	ctx := context.Background()
+	var dir string
+	cached := false
+	if c := os.Getenv("ASKY_BENCH_CACHE"); c != "" {
+		// One cached corpus per size and embedder.
+		dir = filepath.Join(c, fmt.Sprintf("research-%d-%s", n, strings.NewReplacer("/", "_", ":", "_").Replace(emb.Spec().Fingerprint())))
+		_, err := os.Stat(filepath.Join(dir, "complete"))
+		cached = err == nil
+		if !cached {
+			os.RemoveAll(dir)
 		}
-		vecs, _ := ix.Emb.EmbedDocuments(context.Background(), texts)
-		src := &store.CorpusSource{Path: fmt.Sprintf("/bench/%d.md", d), Title: fmt.Sprintf("Doc %d", d), Format: "md", SHA256: "x", Content: "", Sections: "[]"}
-		if _, err := st.ReplaceCorpusSource(context.Background(), src, chunks, ix.Fingerprint(), vecs); err != nil {
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			b.Fatal(err)
+		}
+	} else {
+		var err error
+		if dir, err = os.MkdirTemp("", "asky-bench"); err != nil {
+			b.Fatal(err)
+		}
+		benchDirs = append(benchDirs, dir)
+	}
+	st, err := store.Open(ctx, filepath.Join(dir, "asky.db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	ix := &Index{St: st, Emb: emb, DenseWeight: 0.75, LexicalWeight: 0.25, SnapshotDir: filepath.Join(dir, "cache")}
+	if err := ix.Open(ctx); err != nil {
+		b.Fatal(err)
+	}
+	if !cached {
+		s := newSynth(int64(n))
+		per := n / 100
+		for d := 0; d < 100; d++ {
+			chunks := make([]store.CorpusChunk, per)
+			texts := make([]string, per)
+			for i := range chunks {
+				texts[i] = s.text(1000)
+				chunks[i] = store.CorpusChunk{Index: i, Title: fmt.Sprintf("Doc %d", d), Section: "Part", Text: texts[i]}
+			}
+			vecs, _ := ix.Emb.EmbedDocuments(ctx, texts)
+			src := &store.CorpusSource{Path: fmt.Sprintf("/bench/%d.md", d), Title: fmt.Sprintf("Doc %d", d), Format: "md", SHA256: "x", Content: "", Sections: "[]"}
+			if _, err := st.ReplaceCorpusSource(ctx, src, chunks, ix.Fingerprint(), vecs); err != nil {
+				b.Fatal(err)
+			}
+		}
+		if err := st.CheckpointWAL(ctx); err != nil {
+			b.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "complete"), nil, 0o600); err != nil {
 			b.Fatal(err)
 		}
 	}
-	if err := st.CheckpointWAL(context.Background()); err != nil {
+	if err := ix.RefreshSnapshot(ctx, nil); err != nil {
 		b.Fatal(err)
 	}
-	benchCorpora.Store(n, ix)
+	benchCorpora.Store(key, ix)
 	return ix
 }
 
@@ -156,25 +190,92 @@ func benchQueries(s *synth) []string {
 	return qs
 }
 
+// readFloor is the time two threads take to read parts once with the
+// SIMD kernel: the memory-read floor of a scan that must read those bytes.
+func readFloor(parts [][]float32) time.Duration {
+	t0 := time.Now()
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for w := 0; w < 2; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := int(next.Add(1) - 1); i < len(parts); i = int(next.Add(1) - 1) {
+				_ = dot(parts[i], parts[i])
+			}
+		}()
+	}
+	wg.Wait()
+	return time.Since(t0)
+}
+
+// chunked splits flat into rows-sized parts, as the scan hands them out.
+func chunked(flat []float32, size int) [][]float32 {
+	var out [][]float32
+	for lo := 0; lo < len(flat); lo += size {
+		out = append(out, flat[lo:min(len(flat), lo+size)])
+	}
+	return out
+}
+
+// codedParts are the bytes the snapshot scan reads: each block's coded
+// part (as float32 words, for the read kernel).
+func codedParts(s *snapSet) [][]float32 {
+	var out [][]float32
+	for b := 0; b < s.l.blocks; b++ {
+		off := s.l.blockOff(b)
+		out = append(out, unsafe.Slice((*float32)(unsafe.Pointer(&s.data[off])), s.l.blockSize/4))
+	}
+	return out
+}
+
+// vsFloor runs scan b.N times, each beside a read of the same bytes, and
+// reports both medians and the median ratio: on a shared machine the
+// floor moves with the load, so it is measured next to each scan.
+func vsFloor(b *testing.B, parts [][]float32, scan func(i int)) {
+	var ratios, scans, floors []float64
+	for i := 0; i < b.N; i++ {
+		f := readFloor(parts)
+		t0 := time.Now()
+		scan(i)
+		d := time.Since(t0)
+		ratios = append(ratios, float64(d)/float64(f))
+		scans = append(scans, float64(d.Microseconds())/1000)
+		floors = append(floors, float64(f.Microseconds())/1000)
+	}
+	med := func(x []float64) float64 { sort.Float64s(x); return x[len(x)/2] }
+	b.ReportMetric(med(scans), "ms/query")
+	b.ReportMetric(med(floors), "floor-ms")
+	b.ReportMetric(med(ratios), "x-floor")
+}
+
 func benchmarkQueries(b *testing.B, n int) {
 	ix := benchIndex(b, n)
 	qs := benchQueries(newSynth(int64(n)))
 	ctx := context.Background()
-	if _, err := ix.Search(ctx, qs[0], SearchOptions{TopK: 10}); err != nil { // load vectors
+	if _, err := ix.Search(ctx, qs[0], SearchOptions{TopK: 10}); err != nil { // map the snapshot
 		b.Fatal(err)
 	}
-	ids, flat := ix.ids, ix.flat
+	snap := ix.snap
+	if snap == nil {
+		b.Fatal("no snapshot mapped")
+	}
+	ids, flat, err := ix.St.CorpusVectors(ctx, ix.Fingerprint(), 512, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
 	qv := make([][]float32, len(qs))
 	for i, q := range qs {
 		qv[i] = HashV1Vector(q)
 	}
+	msPer := func(b *testing.B) float64 { return float64(b.Elapsed().Microseconds()) / 1000 / float64(b.N) }
 	b.Run("hybrid", func(b *testing.B) {
 		for i := 0; i < b.N; i++ {
 			if _, err := ix.Search(ctx, qs[i%len(qs)], SearchOptions{TopK: 10}); err != nil {
 				b.Fatal(err)
 			}
 		}
-		b.ReportMetric(float64(b.Elapsed().Microseconds())/1000/float64(b.N), "ms/query")
+		b.ReportMetric(msPer(b), "ms/query")
 	})
 	b.Run("fts", func(b *testing.B) {
 		for i := 0; i < b.N; i++ {
@@ -182,22 +283,33 @@ func benchmarkQueries(b *testing.B, n int) {
 				b.Fatal(err)
 			}
 		}
-		b.ReportMetric(float64(b.Elapsed().Microseconds())/1000/float64(b.N), "ms/query")
+		b.ReportMetric(msPer(b), "ms/query")
 	})
 	b.Run("flat-floor", func(b *testing.B) {
-		for i := 0; i < b.N; i++ {
-			FlatTopK(ids, flat, 512, qv[i%len(qv)], 100)
-		}
-		b.ReportMetric(float64(b.Elapsed().Microseconds())/1000/float64(b.N), "ms/query")
+		// The float32 scan (in memory, without a snapshot) against the
+		// two-thread read of the float32 matrix.
+		vsFloor(b, chunked(flat, scanBlockRows*512), func(i int) { FlatTopK(ids, flat, 512, qv[i%len(qv)], 100) })
+	})
+	b.Run("snapshot-int8", func(b *testing.B) {
+		// What a query scans (int8 codes, then float32 rescoring) against
+		// the two-thread read of the coded blocks.
+		vsFloor(b, codedParts(snap), func(i int) {
+			if _, err := snap.topK(qv[i%len(qv)], 100); err != nil {
+				b.Fatal(err)
+			}
+		})
 	})
 	b.Run("chromem", func(b *testing.B) {
 		// Collection build is included: that is the cost per CLI query.
+		if n > 100000 {
+			b.Skip("minutes per query at this size")
+		}
 		for i := 0; i < b.N; i++ {
 			if _, err := ChromemTopK(ctx, ids, flat, 512, qv[i%len(qv)], 100); err != nil {
 				b.Fatal(err)
 			}
 		}
-		b.ReportMetric(float64(b.Elapsed().Microseconds())/1000/float64(b.N), "ms/query")
+		b.ReportMetric(msPer(b), "ms/query")
 	})
 	b.Run("load-vectors", func(b *testing.B) {
 		for i := 0; i < b.N; i++ {
@@ -205,15 +317,22 @@ func benchmarkQueries(b *testing.B, n int) {
 				b.Fatal(err)
 			}
 		}
-		b.ReportMetric(float64(b.Elapsed().Microseconds())/1000/float64(b.N), "ms/load")
+		b.ReportMetric(msPer(b), "ms/load")
 	})
 }
 
 // BenchmarkQuery10k and BenchmarkQuery100k measure hybrid query latency
-// beside its parts and the brute-force float32 floor over one contiguous
-// slice.
+// beside its parts and the memory-read floor of each scan.
+// BenchmarkQuery1M runs only with ASKY_BENCH_1M=1 (building the corpus
+// takes minutes; ASKY_BENCH_CACHE=dir keeps it between runs).
 func BenchmarkQuery10k(b *testing.B)  { benchmarkQueries(b, 10000) }
 func BenchmarkQuery100k(b *testing.B) { benchmarkQueries(b, 100000) }
+func BenchmarkQuery1M(b *testing.B) {
+	if os.Getenv("ASKY_BENCH_1M") == "" {
+		b.Skip("set ASKY_BENCH_1M=1 (and ASKY_BENCH_CACHE=dir to keep the corpus)")
+	}
+	benchmarkQueries(b, 1000000)
+}
 
 // BenchmarkHashV1 embeds ~1 KB chunks on one core, reusing the embedder's
 // buffers as EmbedDocuments does.

@@ -79,9 +79,15 @@ func CollapseSpace(s string) string {
 	return b.String()
 }
 
+// minTail is the least new text a final chunk must add to stand on its own;
+// a shorter tail is merged into the previous chunk, which may then exceed
+// maxChars by up to this much.
+func minTail(maxChars int) int { return maxChars / 4 }
+
 // Split chunks text. Chunks are never empty, never longer than Size*4
-// bytes, start and end on rune boundaries and together cover the collapsed
-// text in order.
+// bytes (Size*5 when a short tail was merged into the last one), start
+// and end on rune boundaries and together cover the collapsed text in
+// order.
 func (c Chunker) Split(text string) ([]Span, error) {
 	maxChars, overlapChars, err := c.limits()
 	if err != nil {
@@ -100,6 +106,15 @@ func (c Chunker) Split(text string) ([]Span, error) {
 			j++
 		}
 		s := Span{Start: sents[i].Start, End: sents[j-1].End}
+		if n := len(out); n > 0 && j >= len(sents) && s.End-out[n-1].End < minTail(maxChars) {
+			// A tail that adds only a few words to the previous chunk
+			// ("distribution marker350x30.") would be a fragment of its
+			// own, favoured by short-document BM25 and by the dense side:
+			// the previous chunk absorbs it instead.
+			out[n-1].End = s.End
+			out[n-1].Text = norm[out[n-1].Start:s.End]
+			break
+		}
 		s.Text = norm[s.Start:s.End]
 		out = append(out, s)
 		if j >= len(sents) {

@@ -29,7 +29,7 @@ func checkSpans(t *testing.T, text string, c Chunker, spans []Span) {
 		if s.Text == "" || strings.TrimSpace(s.Text) == "" {
 			t.Fatalf("chunk %d empty", i)
 		}
-		if len(s.Text) > maxChars {
+		if len(s.Text) > maxChars+minTail(maxChars) || (i < len(spans)-1 && len(s.Text) > maxChars) {
 			t.Fatalf("chunk %d has %d bytes > %d", i, len(s.Text), maxChars)
 		}
 		if !utf8.ValidString(s.Text) || s.Text != norm[s.Start:s.End] {

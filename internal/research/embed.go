@@ -20,7 +20,7 @@ import (
 
 // ChunkerVersion is part of every embedder fingerprint: a chunking change
 // changes what the stored vectors mean for retrieval.
-const ChunkerVersion = "chunk-v1;256/48;sections"
+const ChunkerVersion = "chunk-v2;256/48;sections;tail-merge"
 
 // Spec is an embedder's identity. Its canonical JSON hashes to the
 // fingerprint stored with the index, so a different model, dimension,
@@ -74,10 +74,15 @@ func embedRetry() llm.RetryPolicy {
 func NewEmbedder(e config.Embedding, hc *http.Client, getenv func(string) string) (Embedder, error) {
 	switch strings.ToLower(e.Provider) {
 	case "", "builtin":
-		if e.Model != "" && e.Model != "hash-v1" {
-			return nil, fmt.Errorf("unknown builtin embedder %q (available: hash-v1)", e.Model)
+		switch e.Model {
+		case "hash-v1":
+			return HashV1{}, nil
+		case "", StaticModelName:
+			return NewBuiltinStatic()
 		}
-		return HashV1{}, nil
+		return nil, fmt.Errorf("unknown builtin embedder %q (available: %s, hash-v1)", e.Model, StaticModelName)
+	case "static":
+		return NewStaticDir(e)
 	case "openai":
 		if e.Model == "" {
 			return nil, errors.New("research.embedding.model is required for provider openai")
@@ -102,7 +107,7 @@ func NewEmbedder(e config.Embedding, hc *http.Client, getenv func(string) string
 		base = strings.TrimSuffix(base, "/api")
 		return &httpEmbedder{kind: "ollama", base: base, cfg: e, hc: hc, Retry: embedRetry()}, nil
 	}
-	return nil, fmt.Errorf("unknown embedding provider %q (use builtin, openai or ollama)", e.Provider)
+	return nil, fmt.Errorf("unknown embedding provider %q (use builtin, static, openai or ollama)", e.Provider)
 }
 
 // httpEmbedder calls an OpenAI-compatible /embeddings or Ollama /api/embed

@@ -51,9 +51,14 @@ type Index struct {
 	// scanMu is held (shared) while a scan reads the whole-corpus
 	// vectors, which may alias a mapped snapshot file.
 	scanMu sync.RWMutex
-	mapped []byte
 	ready  bool
-	// whole-corpus dense matrix, loaded once per process.
+	// facts are the corpus generation and counts, read once per query;
+	// factsFresh means Open has just read them for the coming query.
+	facts      store.CorpusFacts
+	factsFresh bool
+	// The whole-corpus vectors, loaded once per corpus generation: a
+	// mapped snapshot, or (without one) a float32 matrix in memory.
+	snap *snapSet
 	ids  []int64
 	flat []float32
 	// Missing is the number of chunks without a vector in this space.
@@ -123,12 +128,41 @@ func (ix *Index) Open(ctx context.Context) error {
 			return &StaleSpaceError{Fingerprint: ix.fp}
 		}
 	}
-	chunks, vecs, err := ix.St.CorpusCounts(ctx, ix.fp)
+	f, err := ix.St.CorpusFacts(ctx, ix.fp)
 	if err != nil {
 		return err
 	}
-	ix.Missing = chunks - vecs
+	ix.facts, ix.factsFresh, ix.Missing = f, true, f.Chunks-f.Vectors
 	ix.ready = true
+	return nil
+}
+
+// refreshFacts reads the corpus facts (generation and counts, kept up to
+// date by every write) and sets Missing. A query calls it with
+// reuse=true, which takes the facts Open has just read instead: one read
+// per query. A changed generation (a write by this or another process)
+// drops the cached vectors, so a long-running process never scans a
+// stale corpus.
+func (ix *Index) refreshFacts(ctx context.Context, reuse bool) error {
+	ix.mu.Lock()
+	if reuse && ix.factsFresh {
+		ix.factsFresh = false
+		ix.mu.Unlock()
+		return nil
+	}
+	ix.factsFresh = false
+	gen := ix.facts.Generation
+	ix.mu.Unlock()
+	f, err := ix.St.CorpusFacts(ctx, ix.fp)
+	if err != nil {
+		return err
+	}
+	if f.Generation != gen {
+		ix.Invalidate()
+	}
+	ix.mu.Lock()
+	ix.facts, ix.Missing = f, f.Chunks-f.Vectors
+	ix.mu.Unlock()
 	return nil
 }
 
@@ -144,8 +178,11 @@ func (ix *Index) Invalidate() {
 	defer ix.scanMu.Unlock()
 	ix.mu.Lock()
 	ix.ids, ix.flat = nil, nil
-	unmapFile(ix.mapped)
-	ix.mapped = nil
+	if ix.snap != nil {
+		ix.snap.close()
+		ix.snap = nil
+	}
+	ix.factsFresh = false
 	ix.mu.Unlock()
 }
 
@@ -191,7 +228,13 @@ type Scored struct {
 
 // Search runs the hybrid query.
 func (ix *Index) Search(ctx context.Context, query string, o SearchOptions) ([]Hit, error) {
-	if err := ix.Open(ctx); err != nil {
+	keywordOnly := ix.Emb == nil // no embedder could be loaded
+	if !keywordOnly {
+		if err := ix.Open(ctx); err != nil {
+			return nil, err
+		}
+	}
+	if err := ix.refreshFacts(ctx, true); err != nil {
 		return nil, err
 	}
 	if o.TopK <= 0 {
@@ -201,6 +244,9 @@ func (ix *Index) Search(ctx context.Context, query string, o SearchOptions) ([]H
 	dw, lw := ix.DenseWeight, ix.LexicalWeight
 	if dw < 0 || lw < 0 || dw+lw == 0 {
 		dw, lw = 0.5, 0.5
+	}
+	if keywordOnly {
+		dw, lw = 0, 1
 	}
 	// The lexical query runs in SQLite on one core while the dense scan
 	// runs here: at 100k chunks each takes tens of milliseconds, so the
@@ -236,10 +282,14 @@ func (ix *Index) Search(ctx context.Context, query string, o SearchOptions) ([]H
 	if lexErr != nil {
 		return nil, lexErr
 	}
+	exact, err := ix.exactHits(ctx, query, o.Sources)
+	if err != nil {
+		return nil, fmt.Errorf("full-text search: %w", err)
+	}
 	if denseErr != nil {
 		return nil, denseErr
 	}
-	return ix.fuse(ctx, lex, dense, dw, lw, terms, o)
+	return ix.fuse(ctx, lex, dense, exact, dw, lw, terms, o)
 }
 
 func (ix *Index) embedAndScan(ctx context.Context, query string, sources []int64, n int) ([]Scored, error) {
@@ -281,7 +331,7 @@ func (ix *Index) lexicalMatch(ctx context.Context, query string) (string, error)
 	return BuildMatchWithout(query, drop), nil
 }
 
-func (ix *Index) fuse(ctx context.Context, lex []store.FTSHit, dense []Scored, dw, lw float64, terms queryTerms, o SearchOptions) ([]Hit, error) {
+func (ix *Index) fuse(ctx context.Context, lex []store.FTSHit, dense []Scored, exact map[int64]int, dw, lw float64, terms queryTerms, o SearchOptions) ([]Hit, error) {
 	type cand struct {
 		rrf, dense, lexical float64
 	}
@@ -302,11 +352,17 @@ func (ix *Index) fuse(ctx context.Context, lex []store.FTSHit, dense []Scored, d
 		c.rrf += dw / float64(rrfK+r+1)
 		c.dense = math.Max(0, d.Score)
 	}
+	for id := range exact {
+		get(id) // a rare exact match ranks even outside both pools
+	}
 	order := make([]int64, 0, len(cands))
 	for id := range cands {
 		order = append(order, id)
 	}
 	sort.Slice(order, func(i, j int) bool {
+		if less, ok := exactFirst(exact, order[i], order[j]); ok {
+			return less
+		}
 		a, b := cands[order[i]], cands[order[j]]
 		if a.rrf != b.rrf {
 			return a.rrf > b.rrf
@@ -330,7 +386,7 @@ func (ix *Index) fuse(ctx context.Context, lex []store.FTSHit, dense []Scored, d
 		c := cands[id]
 		c.lexical = terms.coverage(ch.Text, ch.Title, ch.Section)
 		rel := (dw*c.dense + lw*c.lexical) / (dw + lw)
-		if o.MinRelevance > 0 && rel < o.MinRelevance {
+		if o.MinRelevance > 0 && rel < o.MinRelevance && exact[id] == 0 {
 			continue
 		}
 		set := tokenSet(ch.Text)
@@ -390,43 +446,109 @@ func jaccard(a, b []uint64) float64 {
 	return float64(inter) / float64(len(a)+len(b)-inter)
 }
 
-// denseSearch ranks chunks by cosine to qv: chromem-go for small candidate
-// sets, the contiguous scan for the whole corpus.
+// denseSearch ranks chunks by cosine to qv: chromem-go for small source
+// sets, the contiguous scan for bigger ones and the snapshot (or in-memory
+// matrix) for the whole corpus. A damaged snapshot is deleted and rebuilt
+// from SQLite once.
 func (ix *Index) denseSearch(ctx context.Context, qv []float32, sources []int64, n int) ([]Scored, error) {
 	if !normalize(append([]float32(nil), qv...)) {
 		return nil, nil // a query of stopwords/punctuation: lexical only
 	}
+	if len(sources) > 0 {
+		ids, flat, err := ix.St.CorpusVectors(ctx, ix.fp, ix.spec.Dim, sources)
+		if err != nil || len(ids) == 0 {
+			return nil, err
+		}
+		if len(ids) <= chromemMaxDocs {
+			return ChromemTopK(ctx, ids, flat, ix.spec.Dim, qv, n)
+		}
+		return FlatTopK(ids, flat, ix.spec.Dim, qv, n), nil
+	}
+	res, err := ix.scanAll(ctx, qv, n)
+	if errors.Is(err, errSnapshotDamaged) {
+		ix.Invalidate()
+		ix.removeSnapshot()
+		res, err = ix.scanAll(ctx, qv, n)
+	}
+	return res, err
+}
+
+func (ix *Index) scanAll(ctx context.Context, qv []float32, n int) ([]Scored, error) {
 	ix.scanMu.RLock()
 	defer ix.scanMu.RUnlock()
-	ids, flat, err := ix.vectors(ctx, sources)
+	snap, ids, flat, err := ix.wholeCorpus(ctx)
 	if err != nil {
 		return nil, err
+	}
+	if snap != nil {
+		return snap.topK(qv, n)
 	}
 	if len(ids) == 0 {
 		return nil, nil
 	}
-	if len(sources) > 0 && len(ids) <= chromemMaxDocs {
-		return ChromemTopK(ctx, ids, flat, ix.spec.Dim, qv, n)
-	}
 	return FlatTopK(ids, flat, ix.spec.Dim, qv, n), nil
 }
 
-// vectors returns the active space's vectors: the whole corpus (cached per
-// Index) or those of some sources.
-func (ix *Index) vectors(ctx context.Context, sources []int64) ([]int64, []float32, error) {
-	if len(sources) > 0 {
-		return ix.St.CorpusVectors(ctx, ix.fp, ix.spec.Dim, sources)
-	}
+// wholeCorpus returns the active space's vectors, loaded once per corpus
+// generation: the snapshot when one is configured (written from SQLite
+// first if missing or stale), else a float32 matrix read from SQLite.
+func (ix *Index) wholeCorpus(ctx context.Context) (*snapSet, []int64, []float32, error) {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
-	if ix.ids == nil {
-		var err error
-		if ix.ids, ix.flat, err = ix.loadAllVectors(ctx); err != nil {
-			ix.ids, ix.flat = nil, nil
-			return nil, nil, err
-		}
+	if ix.snap != nil || ix.ids != nil {
+		return ix.snap, ix.ids, ix.flat, nil
 	}
-	return ix.ids, ix.flat, nil
+	f := ix.facts
+	if f.Vectors == 0 {
+		return nil, nil, nil, nil
+	}
+	if ix.SnapshotDir != "" {
+		s, ok := ix.openSnapshot(f.Generation, f.Vectors)
+		if !ok && ix.writeSnapshot(ctx, f, nil) == nil {
+			s, ok = ix.openSnapshot(f.Generation, f.Vectors)
+		}
+		if ok {
+			ix.snap = s
+			return s, nil, nil, nil
+		}
+		if ctx.Err() != nil {
+			return nil, nil, nil, ctx.Err()
+		}
+		// A cache that cannot be written only costs memory and speed.
+	}
+	ids, flat, err := ix.St.CorpusVectors(ctx, ix.fp, ix.spec.Dim, nil)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	ix.ids, ix.flat = ids, flat
+	return nil, ids, flat, nil
+}
+
+// RefreshSnapshot brings the vector snapshot up to date with the corpus
+// (after an ingest or reindex), so the next query maps it instead of
+// rebuilding it first. It is a no-op without a snapshot directory or when
+// the snapshot is current.
+func (ix *Index) RefreshSnapshot(ctx context.Context, progress SnapshotProgress) error {
+	if ix.SnapshotDir == "" {
+		return nil
+	}
+	if err := ix.Open(ctx); err != nil {
+		return err
+	}
+	if err := ix.refreshFacts(ctx, false); err != nil {
+		return err
+	}
+	ix.mu.Lock()
+	f := ix.facts
+	ix.mu.Unlock()
+	if f.Vectors == 0 {
+		return nil
+	}
+	if s, ok := ix.openSnapshot(f.Generation, f.Vectors); ok {
+		s.close()
+		return nil
+	}
+	return ix.writeSnapshot(ctx, f, progress)
 }
 
 // errNoEmbeddingFunc guards chromem: every vector is precomputed, and a nil
@@ -475,81 +597,6 @@ func isZero(v []float32) bool {
 		}
 	}
 	return true
-}
-
-// FlatTopK scans one contiguous float32 matrix with an unrolled dot
-// product on all cores and keeps the n best.
-func FlatTopK(ids []int64, flat []float32, dim int, qv []float32, n int) []Scored {
-	rows := len(ids)
-	workers := runtime.GOMAXPROCS(0)
-	if rows < 20000 {
-		workers = 1
-	}
-	parts := make([][]Scored, workers)
-	var wg sync.WaitGroup
-	per := (rows + workers - 1) / workers
-	for w := 0; w < workers; w++ {
-		lo, hi := w*per, min((w+1)*per, rows)
-		wg.Add(1)
-		go func(w, lo, hi int) {
-			defer wg.Done()
-			top := make([]Scored, 0, n+1)
-			minScore := math.Inf(-1)
-			for r := lo; r < hi; r++ {
-				s := float64(dot(flat[r*dim:(r+1)*dim], qv))
-				if len(top) == n && s <= minScore {
-					continue
-				}
-				top = insertTop(top, Scored{ID: ids[r], Score: s}, n)
-				minScore = top[len(top)-1].Score
-			}
-			parts[w] = top
-		}(w, lo, hi)
-	}
-	wg.Wait()
-	var all []Scored
-	for _, p := range parts {
-		all = append(all, p...)
-	}
-	sort.Slice(all, func(i, j int) bool {
-		if all[i].Score != all[j].Score {
-			return all[i].Score > all[j].Score
-		}
-		return all[i].ID < all[j].ID
-	})
-	if len(all) > n {
-		all = all[:n]
-	}
-	return all
-}
-
-// insertTop inserts r into the descending list top, keeping at most n.
-func insertTop(top []Scored, r Scored, n int) []Scored {
-	i := sort.Search(len(top), func(i int) bool { return top[i].Score < r.Score })
-	top = append(top, Scored{})
-	copy(top[i+1:], top[i:])
-	top[i] = r
-	if len(top) > n {
-		top = top[:n]
-	}
-	return top
-}
-
-// dot is a 4-accumulator unrolled dot product (≈2.5× a naive loop).
-func dot(a, b []float32) float32 {
-	b = b[:len(a)]
-	var s0, s1, s2, s3 float32
-	i := 0
-	for ; i+4 <= len(a); i += 4 {
-		s0 += a[i] * b[i]
-		s1 += a[i+1] * b[i+1]
-		s2 += a[i+2] * b[i+2]
-		s3 += a[i+3] * b[i+3]
-	}
-	for ; i < len(a); i++ {
-		s0 += a[i] * b[i]
-	}
-	return s0 + s1 + s2 + s3
 }
 
 // SectionsOf decodes a source's stored sections.

@@ -63,6 +63,9 @@ type Ingester struct {
 	Allowed []string
 	// OnProgress is called after each file (from the writing goroutine).
 	OnProgress func(Progress)
+	// OnSnapshot reports progress of the vector snapshot written at the
+	// end of an ingest that changed the corpus.
+	OnSnapshot SnapshotProgress
 }
 
 // Target is a file to ingest, with its size for progress.
@@ -292,6 +295,10 @@ func (in *Ingester) Ingest(ctx context.Context, targets []Target) ([]FileResult,
 	pctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	ch := in.prepareAll(pctx, targets)
+	// The vector snapshot follows the writes when it can (see
+	// snapAppender); otherwise it is rewritten at the end.
+	app := in.Index.beginAppend(ctx)
+	defer func() { app.close() }()
 	start := time.Now()
 	var results []FileResult
 	prog := Progress{TotalFiles: len(targets), TotalBytes: total}
@@ -339,6 +346,10 @@ func (in *Ingester) Ingest(ctx context.Context, targets []Target) ([]FileResult,
 				batch[i].res.ID = ids[k]
 				wroteChunks += len(batch[i].chunks)
 			}
+			if app != nil && app.append(ctx, writes) != nil {
+				app.close()
+				app = nil
+			}
 		}
 		for _, q := range batch {
 			results = append(results, q.res)
@@ -358,6 +369,16 @@ func (in *Ingester) Ingest(ctx context.Context, targets []Target) ([]FileResult,
 	if wroteChunks >= 1000 {
 		_ = in.Index.St.CheckpointWAL(context.WithoutCancel(ctx))
 	}
+	if wroteChunks > 0 && ctx.Err() == nil {
+		// Unless the appends kept it current (then this only checks the
+		// header), written now, with progress, rather than by the first
+		// query: at a million chunks that query would otherwise spend
+		// seconds on it. A snapshot that cannot be written only costs
+		// that query speed.
+		_ = in.Index.RefreshSnapshot(ctx, in.OnSnapshot)
+	}
+	// Missing (chunks without vectors) as of now, for the caller's note.
+	_ = in.Index.refreshFacts(context.WithoutCancel(ctx), false)
 	return results, ctx.Err()
 }
 

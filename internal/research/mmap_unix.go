@@ -22,3 +22,9 @@ func unmapFile(b []byte) {
 		_ = syscall.Munmap(b)
 	}
 }
+
+// lockFile takes an exclusive advisory lock on f without waiting, so two
+// ingests never append to one snapshot at once; closing f releases it.
+func lockFile(f *os.File) error {
+	return syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+}

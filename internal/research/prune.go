@@ -47,6 +47,9 @@ func (in *Ingester) PruneDeleted(ctx context.Context, dirs []string) ([]store.Co
 	}
 	if len(removed) > 0 {
 		in.Index.Invalidate()
+		// Rebuilt now rather than by the next query (a cache: failing
+		// only costs that query time).
+		_ = in.Index.RefreshSnapshot(ctx, in.OnSnapshot)
 	}
 	return removed, nil
 }

@@ -6,9 +6,9 @@ import (
 )
 
 // Reindex embeds every chunk lacking a vector in the active space, from
-// the stored text, in batches of one transaction each, then drops the
-// vectors of every other space. A stale space (canary mismatch) is rebuilt
-// from scratch. progress gets the chunks embedded so far and how many
+// the stored text, after dropping the vectors of every other space; they
+// are written one source per transaction (vectors are stored per source).
+// A stale space (canary mismatch) is rebuilt from scratch. progress gets the chunks embedded so far and how many
 // needed it.
 func Reindex(ctx context.Context, ix *Index, progress func(done, total int)) (int, error) {
 	err := ix.Open(ctx)
@@ -35,31 +35,47 @@ func Reindex(ctx context.Context, ix *Index, progress func(done, total int)) (in
 	total := max(0, chunks-vectors)
 	done := 0
 	for {
-		chunks, err := ix.St.ChunksMissingVectors(ctx, ix.fp, 256)
+		sources, err := ix.St.SourcesMissingVectors(ctx, ix.fp, 64)
 		if err != nil {
 			return done, err
 		}
-		if len(chunks) == 0 {
+		if len(sources) == 0 {
 			break
 		}
-		texts := make([]string, len(chunks))
-		ids := make([]int64, len(chunks))
-		for i, c := range chunks {
-			texts[i], ids[i] = EmbedText(c), c.ID
-		}
-		vecs, err := ix.Emb.EmbedDocuments(ctx, texts)
-		if err != nil {
-			return done, err
-		}
-		if err := ix.St.PutChunkVectors(ctx, ix.fp, ids, vecs); err != nil {
-			return done, err
-		}
-		done += len(chunks)
-		if progress != nil {
-			progress(done, max(total, done))
+		for _, sid := range sources {
+			chunks, err := ix.St.SourceChunks(ctx, sid)
+			if err != nil {
+				return done, err
+			}
+			// Vectors are stored per source; embed in batches for the
+			// embedder and progress, write once per source.
+			ids := make([]int64, len(chunks))
+			vecs := make([][]float32, 0, len(chunks))
+			for lo := 0; lo < len(chunks); lo += 256 {
+				part := chunks[lo:min(lo+256, len(chunks))]
+				texts := make([]string, len(part))
+				for i, c := range part {
+					texts[i], ids[lo+i] = EmbedText(c), c.ID
+				}
+				v, err := ix.Emb.EmbedDocuments(ctx, texts)
+				if err != nil {
+					return done, err
+				}
+				vecs = append(vecs, v...)
+				done += len(part)
+				if progress != nil {
+					progress(done, max(total, done))
+				}
+			}
+			if err := ix.St.PutSourceVectors(ctx, ix.fp, sid, ids, vecs); err != nil {
+				return done, err
+			}
 		}
 	}
 	ix.Missing = 0
 	ix.Invalidate()
+	if done > 0 {
+		_ = ix.RefreshSnapshot(ctx, nil) // a cache: failing only costs the next query time
+	}
 	return done, nil
 }

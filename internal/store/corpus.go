@@ -130,6 +130,11 @@ type SourceWrite struct {
 	Src    *CorpusSource
 	Chunks []CorpusChunk
 	Vecs   [][]float32
+	// Set by ReplaceCorpusSources: whether an earlier version of the
+	// path was replaced, and the chunk ids that own Vecs (in order), so
+	// caches of the vectors can be extended instead of rebuilt.
+	Replaced bool
+	ChunkIDs []int64
 }
 
 // ReplaceCorpusSource writes a document, its chunks, their FTS rows (by
@@ -186,6 +191,7 @@ func (s *Store) ReplaceCorpusSources(ctx context.Context, docs []SourceWrite, fi
 		case err != nil:
 			return nil, err
 		default:
+			docs[i].Replaced = true
 			if err := deleteChunks(ctx, tx, id); err != nil {
 				return nil, err
 			}
@@ -232,30 +238,29 @@ func insertChunks(ctx context.Context, tx *sql.Tx, ids []int64, docs []SourceWri
 		FROM json_each(?) ORDER BY key`, string(payload)); err != nil {
 		return err
 	}
-	var insVec *sql.Stmt
+	if err := addState(ctx, tx, "chunks", len(rows)); err != nil {
+		return err
+	}
 	for i, d := range docs {
 		if d.Vecs == nil || len(d.Chunks) == 0 {
 			continue
-		}
-		if insVec == nil {
-			if insVec, err = tx.PrepareContext(ctx, `INSERT INTO corpus_vectors (chunk_id, fingerprint, vec) VALUES (?, ?, ?)`); err != nil {
-				return err
-			}
-			defer insVec.Close()
 		}
 		byIdx, err := chunkIDs(ctx, tx, ids[i])
 		if err != nil {
 			return err
 		}
+		cids := make([]int64, len(d.Chunks))
 		for k, c := range d.Chunks {
 			cid, ok := byIdx[c.Index]
 			if !ok {
 				return fmt.Errorf("store: chunk %d of source %d was not written", c.Index, ids[i])
 			}
-			if _, err := insVec.ExecContext(ctx, cid, fingerprint, EncodeVector(d.Vecs[k])); err != nil {
-				return err
-			}
+			cids[k] = cid
 		}
+		if err := putVectorBlocks(ctx, tx, ids[i], fingerprint, cids, d.Vecs); err != nil {
+			return err
+		}
+		docs[i].ChunkIDs = cids
 	}
 	return nil
 }
@@ -280,11 +285,15 @@ func chunkIDs(ctx context.Context, tx *sql.Tx, sourceID int64) (map[int]int64, e
 }
 
 func deleteChunks(ctx context.Context, tx *sql.Tx, sourceID int64) error {
-	if _, err := tx.ExecContext(ctx, `DELETE FROM corpus_vectors WHERE chunk_id IN (SELECT id FROM corpus_chunks WHERE source_id = ?)`, sourceID); err != nil {
+	if err := deleteVectorBlocks(ctx, tx, sourceID, ""); err != nil {
 		return err
 	}
-	_, err := tx.ExecContext(ctx, `DELETE FROM corpus_chunks WHERE source_id = ?`, sourceID)
-	return err
+	res, err := tx.ExecContext(ctx, `DELETE FROM corpus_chunks WHERE source_id = ?`, sourceID)
+	if err != nil {
+		return err
+	}
+	n, _ := res.RowsAffected()
+	return addState(ctx, tx, "chunks", -int(n))
 }
 
 // DeleteCorpusSource removes a source with its chunks, FTS rows and vectors.
@@ -391,114 +400,6 @@ func (s *Store) SourceChunks(ctx context.Context, sourceID int64) ([]CorpusChunk
 	return queryAll(ctx, s.db, scanChunk, `SELECT id, source_id, idx, section_id, section, title, text FROM corpus_chunks WHERE source_id = ? ORDER BY idx`, sourceID)
 }
 
-// CorpusVectors loads the vectors of one embedding space into one
-// contiguous slice (ids[i] owns flat[i*dim:(i+1)*dim]), optionally limited
-// to some sources. Vectors of another dimension are skipped.
-func (s *Store) CorpusVectors(ctx context.Context, fingerprint string, dim int, sourceIDs []int64) ([]int64, []float32, error) {
-	return s.corpusVectors(ctx, fingerprint, dim, sourceIDs, 1024)
-}
-
-// CorpusVectorsSized is CorpusVectors over the whole space when its size
-// is known: one allocation instead of doubling up to hundreds of MB.
-func (s *Store) CorpusVectorsSized(ctx context.Context, fingerprint string, dim, count int) ([]int64, []float32, error) {
-	return s.corpusVectors(ctx, fingerprint, dim, nil, count)
-}
-
-func (s *Store) corpusVectors(ctx context.Context, fingerprint string, dim int, sourceIDs []int64, sizeHint int) ([]int64, []float32, error) {
-	q := `SELECT chunk_id, vec FROM corpus_vectors WHERE fingerprint = ?`
-	args := []any{fingerprint}
-	if len(sourceIDs) > 0 {
-		q += ` AND chunk_id IN (SELECT id FROM corpus_chunks WHERE source_id IN (` + placeholders(len(sourceIDs)) + `))`
-		for _, id := range sourceIDs {
-			args = append(args, id)
-		}
-	}
-	rows, err := s.db.QueryContext(ctx, q, args...)
-	if err != nil {
-		return nil, nil, err
-	}
-	defer rows.Close()
-	var ids []int64
-	var flat []float32
-	var blob sql.RawBytes
-	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id, &blob); err != nil {
-			return nil, nil, err
-		}
-		if len(blob) != 4*dim {
-			continue
-		}
-		if flat == nil {
-			ids = make([]int64, 0, max(sizeHint, 1))
-			flat = make([]float32, 0, max(sizeHint, 1)*dim)
-		}
-		ids = append(ids, id)
-		flat = DecodeVectorInto(flat, blob)
-	}
-	return ids, flat, rows.Err()
-}
-
-// CorpusCounts returns the number of chunks and of chunks with a vector in
-// the given space.
-func (s *Store) CorpusCounts(ctx context.Context, fingerprint string) (chunks, vectors int, err error) {
-	if err = s.db.QueryRowContext(ctx, `SELECT count(*) FROM corpus_chunks`).Scan(&chunks); err != nil {
-		return
-	}
-	err = s.db.QueryRowContext(ctx, `SELECT count(*) FROM corpus_vectors WHERE fingerprint = ?`, fingerprint).Scan(&vectors)
-	return
-}
-
-// ChunksMissingVectors returns up to limit chunks without a vector in the
-// space, for re-embedding from stored text.
-func (s *Store) ChunksMissingVectors(ctx context.Context, fingerprint string, limit int) ([]CorpusChunk, error) {
-	return queryAll(ctx, s.db, scanChunk, `SELECT c.id, c.source_id, c.idx, c.section_id, c.section, c.title, c.text FROM corpus_chunks c
-		WHERE NOT EXISTS (SELECT 1 FROM corpus_vectors v WHERE v.chunk_id = c.id AND v.fingerprint = ?) ORDER BY c.id LIMIT ?`, fingerprint, limit)
-}
-
-// PutChunkVectors stores vectors for existing chunks in one transaction.
-func (s *Store) PutChunkVectors(ctx context.Context, fingerprint string, ids []int64, vecs [][]float32) error {
-	tx, err := s.db.BeginTx(ctx, nil)
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback()
-	st, err := tx.PrepareContext(ctx, `INSERT OR REPLACE INTO corpus_vectors (chunk_id, fingerprint, vec) VALUES (?, ?, ?)`)
-	if err != nil {
-		return err
-	}
-	defer st.Close()
-	for i, id := range ids {
-		if _, err := st.ExecContext(ctx, id, fingerprint, EncodeVector(vecs[i])); err != nil {
-			return err
-		}
-	}
-	if err := bumpGeneration(ctx, tx); err != nil {
-		return err
-	}
-	return tx.Commit()
-}
-
-// DropOtherSpaces deletes vectors and spaces of every fingerprint except
-// keep: vectors from another embedder can never be queried again.
-func (s *Store) DropOtherSpaces(ctx context.Context, keep string) error {
-	tx, err := s.db.BeginTx(ctx, nil)
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback()
-	if _, err := tx.ExecContext(ctx, `DELETE FROM corpus_vectors WHERE fingerprint <> ?`, keep); err != nil {
-		return err
-	}
-	if _, err := tx.ExecContext(ctx, `DELETE FROM embedding_space WHERE fingerprint <> ?`, keep); err != nil {
-		return err
-	}
-	if err := bumpGeneration(ctx, tx); err != nil {
-		return err
-	}
-	return tx.Commit()
-}
-
 // EmbeddingSpace returns a stored space.
 func (s *Store) EmbeddingSpace(ctx context.Context, fingerprint string) (*EmbeddingSpace, error) {
 	var sp EmbeddingSpace
@@ -600,24 +501,6 @@ func (s *Store) Findings(ctx context.Context, sessionID int64) ([]Finding, error
 		out = append(out, f)
 	}
 	return out, rows.Err()
-}
-
-// bumpGeneration marks the corpus changed and refreshes the stored chunk
-// count (read on every query; counting 100k rows each time costs ms).
-func bumpGeneration(ctx context.Context, tx *sql.Tx) error {
-	if _, err := tx.ExecContext(ctx, `UPDATE corpus_state SET value = value + 1 WHERE key = 'generation'`); err != nil {
-		return err
-	}
-	_, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO corpus_state (key, value) VALUES ('chunks', (SELECT count(*) FROM corpus_chunks))`)
-	return err
-}
-
-// CorpusGeneration changes whenever the corpus (sources, chunks or
-// vectors) changes.
-func (s *Store) CorpusGeneration(ctx context.Context) (int64, error) {
-	var g int64
-	err := s.db.QueryRowContext(ctx, `SELECT value FROM corpus_state WHERE key = 'generation'`).Scan(&g)
-	return g, err
 }
 
 // CorpusTermDocs returns how many chunks contain each term (terms absent

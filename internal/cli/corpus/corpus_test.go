@@ -26,7 +26,12 @@ type testEnv struct {
 
 func newEnv(t *testing.T, configTOML string) *testEnv {
 	t.Helper()
-	home := t.TempDir()
+	return envAt(t, t.TempDir(), configTOML)
+}
+
+// envAt is a fresh process on home (config is read once per factory).
+func envAt(t *testing.T, home, configTOML string) *testEnv {
+	t.Helper()
 	if configTOML != "" {
 		if err := os.WriteFile(filepath.Join(home, "config.toml"), []byte(configTOML), 0o600); err != nil {
 			t.Fatal(err)
@@ -287,7 +292,7 @@ func TestReindexAfterEmbedderChange(t *testing.T) {
 	if err := e.run(t, "reindex"); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(e.out.String(), "re-embedded 0 chunks; 3 chunks indexed with hash-v1") {
+	if !strings.Contains(e.out.String(), "re-embedded 0 chunks; 3 chunks indexed with minilm-l6-static") {
 		t.Fatalf("reindex: %q", e.out.String())
 	}
 	// An unreachable provider fails with the embedder named, not with

@@ -99,6 +99,13 @@ func ingestRun(ctx context.Context, opts *IngestOptions) error {
 	if opts.IO.IsStderrTTY() && !opts.JSON {
 		bar = &progressBar{w: opts.IO.ErrOut}
 		in.OnProgress = bar.update
+		var snapStart time.Time
+		in.OnSnapshot = func(done, total int) {
+			if snapStart.IsZero() {
+				snapStart = time.Now()
+			}
+			bar.draw(done, total, time.Since(snapStart), fmt.Sprintf("indexing vectors %d/%d", done, total))
+		}
 	}
 	start := time.Now()
 	results, err := in.Ingest(ctx, targets)
@@ -114,7 +121,11 @@ func ingestRun(ctx context.Context, opts *IngestOptions) error {
 		if err := in.SettleFailures(ctx, results); err != nil {
 			return err
 		}
-		if pruned, err = in.PruneDeleted(ctx, walkedDirs(opts.Paths)); err != nil {
+		pruned, err = in.PruneDeleted(ctx, walkedDirs(opts.Paths))
+		if bar != nil {
+			bar.clear() // pruning may have redrawn it rebuilding the vector snapshot
+		}
+		if err != nil {
 			return err
 		}
 	}

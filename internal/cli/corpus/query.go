@@ -2,6 +2,7 @@ package corpus
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -97,6 +98,12 @@ type queryResult struct {
 
 func queryRun(ctx context.Context, opts *QueryOptions) error {
 	cfg, st, ix, err := openIndex(opts.Factory)
+	var broken *research.ModelLoadError
+	if errors.As(err, &broken) && ix != nil {
+		// A damaged local model must not take the whole corpus away.
+		fmt.Fprintf(opts.IO.ErrOut, "warning: %v; searching by keyword only (fix the model or set [research.embedding] provider = \"builtin\")\n", broken)
+		err = nil
+	}
 	if err != nil {
 		return err
 	}

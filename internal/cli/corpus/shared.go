@@ -27,6 +27,12 @@ func openIndex(f *cmdutil.Factory) (*config.Config, *store.Store, *research.Inde
 // NewIndex builds the index for cfg's embedder; shared with `-r`.
 func NewIndex(cfg *config.Config, st *store.Store, f *cmdutil.Factory) (*research.Index, error) {
 	emb, err := research.NewEmbedder(cfg.Research.Embedding, f.HTTPClient(), f.Getenv)
+	var broken *research.ModelLoadError
+	if errors.As(err, &broken) {
+		// Keyword-only index: queries may still use it; nothing writes
+		// with it (ingest and reindex return the error).
+		return &research.Index{St: st, LexicalWeight: 1}, err
+	}
 	if err != nil {
 		return nil, cmdutil.WithHint(err, "check [research.embedding] in your config (`asky config show`)")
 	}

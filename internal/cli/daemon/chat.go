@@ -13,6 +13,7 @@ import (
 	"github.com/askygo/asky/internal/daemon/transport/telegram"
 	"github.com/askygo/asky/internal/daemon/transport/xmpp"
 	"github.com/askygo/asky/internal/iostreams"
+	"github.com/askygo/asky/internal/jobs"
 )
 
 // secret resolves a *_cmd / *_env / literal secret, in that order.
@@ -44,7 +45,7 @@ func xmppTransport(ctx context.Context, opts *RunOptions, cfg *config.Config, dc
 	if err != nil {
 		return transportRun{}, cmdutil.WithHint(err, "fix [xmpp] in your config (`asky config path` shows where it is)")
 	}
-	return transportRun{name: xmpp.Name, run: tr.Run}, nil
+	return transportRun{name: xmpp.Name, run: tr.Run, notify: notifier(tr)}, nil
 }
 
 // telegramTransport builds the Telegram bot from [daemon.telegram].
@@ -63,7 +64,19 @@ func telegramTransport(ctx context.Context, opts *RunOptions, cfg *config.Config
 	if err != nil {
 		return transportRun{}, cmdutil.WithHint(err, "fix [daemon.telegram] in your config (`asky config path` shows where it is)")
 	}
-	return transportRun{name: telegram.Name, run: tr.Run}, nil
+	return transportRun{name: telegram.Name, run: tr.Run, notify: notifier(tr)}, nil
+}
+
+// deliverer is a chat transport that can send an answer unprompted.
+type deliverer interface {
+	Deliver(ctx context.Context, to, text string) error
+}
+
+// notifier delivers scheduled jobs' answers through a chat transport.
+func notifier(d deliverer) jobs.Notifier {
+	return jobs.NotifierFunc(func(ctx context.Context, to jobs.Target, m jobs.Message) error {
+		return d.Deliver(ctx, to.Addr, m.ChatText())
+	})
 }
 
 // uploads stores chat documents under the first [research]

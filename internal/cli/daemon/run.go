@@ -24,6 +24,7 @@ import (
 	"github.com/askygo/asky/internal/daemon"
 	"github.com/askygo/asky/internal/daemon/transport/http"
 	"github.com/askygo/asky/internal/iostreams"
+	"github.com/askygo/asky/internal/jobs"
 	"github.com/askygo/asky/internal/store"
 )
 
@@ -133,12 +134,18 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 	fmt.Fprintf(opts.IO.ErrOut, "asky daemon %s serving %s (pid %d)\n", build.Version, strings.Join(dc.Transports(), ", "), os.Getpid())
 
 	// Scheduled jobs run beside the transports, through the same core.
-	// Chat transports that can deliver answers register a jobs.Notifier
-	// for their target kind in sched.Notifiers.
+	// Enabled chat transports deliver answers to their target kind
+	// (xmpp:, telegram:).
 	sched, err := job.NewScheduler(opts.Factory, func(line string) { fmt.Fprintln(opts.IO.ErrOut, line) })
 	if err != nil {
 		closeAll(runs)
 		return err
+	}
+	sched.Notifiers = map[string]jobs.Notifier{}
+	for _, r := range runs {
+		if r.notify != nil {
+			sched.Notifiers[r.name] = r.notify
+		}
 	}
 	start := time.Now()
 	runCtx, cancel := context.WithCancel(ctx)
@@ -180,6 +187,9 @@ type transportRun struct {
 	name  string
 	run   func(context.Context) error
 	close func()
+	// notify delivers scheduled jobs' answers to targets named after the
+	// transport (nil: it cannot).
+	notify jobs.Notifier
 }
 
 func closeAll(runs []transportRun) {

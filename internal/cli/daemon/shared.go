@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"path/filepath"
 
@@ -13,6 +14,7 @@ import (
 	"github.com/askygo/asky/internal/daemon"
 	"github.com/askygo/asky/internal/turn"
 	"github.com/askygo/asky/internal/turn/compose"
+	"github.com/askygo/asky/internal/userprompt"
 )
 
 // pidPath is the ownership lock in the state dir.
@@ -60,8 +62,9 @@ func localURL(addr net.Addr) string {
 
 // coreRunner runs daemon asks through the orchestration core the CLI
 // uses, so the daemon answers exactly like `asky query`. Only the terminal
-// parts of a query (stdin, presets, prompt aliases, -o/-cc, idle prompts)
-// are missing: a remote client cannot use them.
+// parts of a query (stdin, presets, -o/-cc, idle prompts) are missing: a
+// remote client cannot use them; /name prompt aliases expand only for a
+// chat that set a [user_prompts] override.
 type coreRunner struct {
 	core *compose.Core
 	// log is the daemon's log (stderr): notices of background work.
@@ -77,7 +80,12 @@ func newRunner(f *cmdutil.Factory) coreRunner {
 
 func (r coreRunner) Run(ctx context.Context, a daemon.Ask) (*turn.Result, error) {
 	q := compose.Request{SessionName: a.Conversation, Question: a.Question, Instructions: a.Instructions, Model: a.Model,
-		Lean: a.Lean, Remote: true}
+		SummarizationModel: a.SummarizationModel, Lean: a.Lean, Remote: true}
+	if a.Prompts != nil {
+		if err := r.expandPrompts(&q, a.Prompts); err != nil {
+			return nil, err
+		}
+	}
 	if a.Conversation == "" {
 		// A named conversation has its history in its session; a client
 		// resending it would duplicate every turn.
@@ -122,4 +130,27 @@ func requestError(err error) error {
 		return &daemon.RequestError{Err: err, Hint: ce.Hint}
 	}
 	return err
+}
+
+// expandPrompts expands /name in a chat question that set a
+// [user_prompts] override: the chat's prompts over the config's. No home
+// directory is given, so file:// prompts are not read for a remote chat
+// (they stay as typed).
+func (r coreRunner) expandPrompts(q *compose.Request, chat map[string]string) error {
+	cfg, err := r.core.Config()
+	if err != nil {
+		return err
+	}
+	prompts := maps.Clone(cfg.UserPrompts)
+	if prompts == nil {
+		prompts = map[string]string{}
+	}
+	maps.Copy(prompts, chat)
+	e := &userprompt.Expander{Prompts: prompts}
+	var warnings []string
+	q.Question, warnings = e.Expand(q.Question)
+	for _, w := range warnings {
+		fmt.Fprintf(r.log, "%s: %s\n", q.SessionName, w)
+	}
+	return nil
 }

@@ -52,8 +52,11 @@ func NewCmdAdd(f *cmdutil.Factory, runF func(context.Context, *AddOptions) error
 
 			--research web or a file/directory runs it in research mode over that
 			source. --notify delivers each answer: file:PATH appends it to a
-			markdown file; xmpp:JID and telegram:CHAT go through the daemon's chat
-			transports (a run records when the transport is not configured).
+			markdown file; xmpp:JID and telegram:CHAT are sent by the daemon's chat
+			transports, only to a JID in [xmpp] allowed_jids or a chat id in
+			[daemon.telegram] allowed_chats or allowed_users. A run records a
+			refused target, a transport that is not enabled, or a failed send
+			(asky job show ID).
 
 			Each run stops after --timeout and once its model calls cost more than
 			--max-cost (USD, from the model's prices; 0: no per-run limit).

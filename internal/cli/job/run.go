@@ -10,6 +10,7 @@ import (
 
 	"github.com/askygo/asky/internal/cli/cmdutil"
 	"github.com/askygo/asky/internal/iostreams"
+	"github.com/askygo/asky/internal/jobs"
 	"github.com/askygo/asky/internal/render"
 	"github.com/askygo/asky/internal/store"
 )
@@ -30,7 +31,8 @@ func NewCmdRun(f *cmdutil.Factory, runF func(context.Context, *RunOptions) error
 		Long: heredoc.Doc(`
 			Run a job now, as the daemon would (same budget, same session, same
 			notify target), and print the answer. It does not move the job's
-			schedule. A job already running (here or in the daemon) is not started
+			schedule. xmpp: and telegram: targets are delivered only by the
+			daemon, so here the answer is printed and not sent. A job already running (here or in the daemon) is not started
 			twice.
 		`),
 		Example: "  $ asky job run 1",
@@ -54,6 +56,11 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 	if err != nil {
 		return err
 	}
+	// Chat targets need the daemon's connections; this process has none.
+	daemonOnly := jobs.NotifierFunc(func(_ context.Context, to jobs.Target, _ jobs.Message) error {
+		return fmt.Errorf("not delivered to %s: chat targets are delivered by the daemon's transports (`asky daemon run`), not by `asky job run`", to)
+	})
+	s.Notifiers = map[string]jobs.Notifier{"xmpp": daemonOnly, "telegram": daemonOnly}
 	j, err := s.Store.GetJob(ctx, opts.ID)
 	if err != nil {
 		return cmdutil.WithHint(err, "see the ids with `asky job list`")

@@ -108,5 +108,8 @@ func report(ios io.Writer, verb string, sum mdmirror.Summary) {
 	for _, e := range sum.Errors {
 		fmt.Fprintf(ios, "warning: %s\n", e.Error())
 	}
+	for _, id := range sum.StillUnconfirmed {
+		fmt.Fprintf(ios, "note: memory %d stays unconfirmed (markdown never confirms a memory); keep it with `asky memory confirm %d`\n", id, id)
+	}
 	fmt.Fprintf(ios, "%s: %s\n", verb, sum)
 }

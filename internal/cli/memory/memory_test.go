@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -259,8 +261,36 @@ func TestClear(t *testing.T) {
 	}
 }
 
+// lexicalOnly configures the hash-v1 embedder, which memory does not use:
+// similarity is memory's own lexical measure.
+func (e *env) lexicalOnly(t *testing.T) {
+	t.Helper()
+	home := e.f.Getenv("ASKY_HOME")
+	if err := os.WriteFile(filepath.Join(home, "config.toml"), []byte("[research.embedding]\nmodel = \"hash-v1\"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestSearchRecallsParaphrasesWithTheDefaultEmbedder(t *testing.T) {
+	e := newEnv(t)
+	for _, m := range []string{"I cycle to work", "My dog is called Rex", "I drink tea", "I live in Lisbon"} {
+		e.mustRun(t, "add", m)
+	}
+	out := e.mustRun(t, "search", "how do I commute")
+	if !strings.Contains(out, "\tI cycle to work") || strings.Count(out, "\n") != 1 {
+		t.Errorf("search = %q, want only the paraphrased fact", out)
+	}
+	lex := newEnv(t)
+	lex.lexicalOnly(t)
+	lex.mustRun(t, "add", "I cycle to work")
+	if out := lex.mustRun(t, "search", "how do I commute"); out != "" {
+		t.Errorf("lexical search found %q", out)
+	}
+}
+
 func TestSearch(t *testing.T) {
 	e := newEnv(t)
+	e.lexicalOnly(t)
 	for _, m := range []string{"I live in Lisbon", "Lisbon trams are my favourite thing about home", "I drink tea"} {
 		e.mustRun(t, "add", m)
 	}

@@ -1,10 +1,12 @@
 package mdmirror
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/askygo/asky/internal/memory"
 	"github.com/askygo/asky/internal/store"
@@ -45,6 +47,10 @@ type Summary struct {
 	// be read: it may have been one of the facts.
 	HeldBack bool
 	Errors   []LineError
+	// StillUnconfirmed are the unconfirmed memories whose line lost its
+	// `unconfirmed` mark: markdown never confirms a memory, so they stay
+	// unconfirmed until `asky memory confirm`.
+	StillUnconfirmed []int64
 }
 
 func (s Summary) String() string {
@@ -66,8 +72,10 @@ func Apply(ctx context.Context, st Store, sv Saver, entries []Entry, parseErrs [
 		return sum, err
 	}
 	byID := make(map[int64]*store.Memory, len(all))
+	byText := make(map[scopedText]int64, len(all))
 	for _, m := range all {
 		byID[m.ID] = m
+		byText[scopedText{m.SessionID, oneLine(m.Text)}] = m.ID
 	}
 	seen := map[int64]bool{}
 	sessions := map[int64]bool{}
@@ -99,11 +107,18 @@ func Apply(ctx context.Context, st Store, sv Saver, entries []Entry, parseErrs [
 			continue
 		}
 		if cur != nil && cur.SessionID != e.SessionID {
-			// A fact moved to another scope is a new fact there.
+			// A fact moved to another scope is a new fact there, as
+			// unconfirmed as it was.
+			if cur.Unconfirmed {
+				e.Unconfirmed, e.Provenance = true, cmp.Or(cur.Provenance, e.Provenance)
+			}
 			cur = nil
 		}
 		if cur != nil {
 			seen[e.ID] = true
+			if cur.Unconfirmed && !e.Unconfirmed {
+				sum.StillUnconfirmed = append(sum.StillUnconfirmed, cur.ID)
+			}
 			if cur.Text == e.Text && slices.Equal(memory.CleanTags(cur.Tags), memory.CleanTags(e.Tags)) && !o.Reembed {
 				sum.Unchanged++
 				continue
@@ -123,7 +138,27 @@ func Apply(ctx context.Context, st Store, sv Saver, entries []Entry, parseErrs [
 			}
 			continue
 		}
-		r, err := sv.Save(ctx, e.Text, e.Tags, e.SessionID)
+		saveCtx := ctx
+		if id, ok := byText[scopedText{e.SessionID, oneLine(e.Text)}]; ok && !e.Unconfirmed && byID[id] != nil && byID[id].Unconfirmed {
+			// The words of an unconfirmed fact without its comment are
+			// still that fact: retyping it does not confirm it.
+			seen[id] = true
+			sum.Unchanged++
+			sum.StillUnconfirmed = append(sum.StillUnconfirmed, id)
+			continue
+		}
+		if e.Unconfirmed {
+			// Saved unconfirmed, as it was; such a save never merges into
+			// another memory, so an identical fact already here is the
+			// same one (importing twice changes nothing).
+			if id, ok := byText[scopedText{e.SessionID, oneLine(e.Text)}]; ok {
+				seen[id] = true
+				sum.Unchanged++
+				continue
+			}
+			saveCtx = memory.WithUntrusted(ctx, cmp.Or(e.Provenance, "unknown source (marked unconfirmed in "+cmp.Or(o.File, "markdown")+")"))
+		}
+		r, err := sv.Save(saveCtx, e.Text, e.Tags, e.SessionID)
 		if err != nil {
 			if isInputError(err) {
 				bad(e, "%v", err)
@@ -132,6 +167,7 @@ func Apply(ctx context.Context, st Store, sv Saver, entries []Entry, parseErrs [
 			return sum, err
 		}
 		seen[r.ID] = true
+		byText[scopedText{e.SessionID, oneLine(e.Text)}] = r.ID
 		if r.Updated {
 			sum.Unchanged++
 		} else {
@@ -160,6 +196,14 @@ func Apply(ctx context.Context, st Store, sv Saver, entries []Entry, parseErrs [
 	}
 	return sum, nil
 }
+
+// scopedText identifies a fact by scope and words.
+type scopedText struct {
+	sessionID int64
+	text      string
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 func isInputError(err error) bool {
 	return errors.Is(err, memory.ErrEmpty) || errors.Is(err, memory.ErrTooLong)

@@ -9,6 +9,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"net/url"
 	"regexp"
 	"slices"
 	"strconv"
@@ -25,6 +26,12 @@ type Entry struct {
 	Tags      []string
 	// ID is 0 for a line the user added.
 	ID int64
+	// Unconfirmed marks a fact saved after reading untrusted content and
+	// not yet confirmed (`unconfirmed provenance:…` in the comment): it is
+	// never confirmed by an edit, an import or a reindex, only by
+	// `asky memory confirm`.
+	Unconfirmed bool
+	Provenance  string
 	// Line is the 1-based line number it was read from.
 	Line int
 }
@@ -105,6 +112,10 @@ func parseLine(line string) (Entry, string) {
 		return e, "empty fact"
 	}
 	for _, f := range strings.Fields(m[3]) {
+		if f == "unconfirmed" {
+			e.Unconfirmed = true
+			continue
+		}
 		k, v, ok := strings.Cut(f, ":")
 		if !ok {
 			return e, fmt.Sprintf("bad field %q in comment (want key:value)", f)
@@ -122,6 +133,12 @@ func parseLine(line string) (Entry, string) {
 					e.Tags = append(e.Tags, t)
 				}
 			}
+		case "provenance":
+			p, err := url.PathUnescape(v)
+			if err != nil {
+				return e, fmt.Sprintf("bad provenance %q", v)
+			}
+			e.Provenance = p
 		case "source", "op", "at":
 			// log fields; informational
 		default:
@@ -146,8 +163,22 @@ func line(sessionID int64, text string, id int64, tags []string, extra ...string
 	return fmt.Sprintf("- [%s] %s <!-- %s -->", Scope(sessionID), text, strings.Join(fields, " "))
 }
 
+// trustFields mark an unconfirmed memory's line with where it came from;
+// the provenance is escaped so that it stays one field and cannot close
+// the comment.
+func trustFields(unconfirmed bool, provenance string) []string {
+	if !unconfirmed {
+		return nil
+	}
+	if provenance == "" {
+		return []string{"unconfirmed"}
+	}
+	return []string{"unconfirmed", "provenance:" + url.PathEscape(provenance)}
+}
+
 // Render is MEMORY.md for ms: global facts first, then by session, each
-// in id order.
+// in id order; unconfirmed facts follow under their own heading, marked
+// in their comment, so they never read as plain facts.
 func Render(ms []*store.Memory) []byte {
 	sorted := slices.Clone(ms)
 	slices.SortFunc(sorted, func(a, b *store.Memory) int {
@@ -160,9 +191,23 @@ func Render(ms []*store.Memory) []byte {
 	b.WriteString("# Memory\n\n")
 	b.WriteString("What asky remembers, one fact per line: `- [global|session:ID] fact`.\n")
 	b.WriteString("Edit with `asky memory edit`: a line without an id is a new fact, a deleted line is forgotten.\n\n")
+	var held []*store.Memory
 	for _, m := range sorted {
+		if m.Unconfirmed {
+			held = append(held, m)
+			continue
+		}
 		b.WriteString(line(m.SessionID, m.Text, m.ID, m.Tags))
 		b.WriteByte('\n')
+	}
+	if len(held) > 0 {
+		b.WriteString("\n## Unconfirmed\n\n")
+		b.WriteString("Saved after reading untrusted content; not used until you run `asky memory confirm ID`.\n")
+		b.WriteString("Editing or removing the `unconfirmed` mark does not confirm them.\n\n")
+		for _, m := range held {
+			b.WriteString(line(m.SessionID, m.Text, m.ID, m.Tags, trustFields(true, m.Provenance)...))
+			b.WriteByte('\n')
+		}
 	}
 	return []byte(b.String())
 }

@@ -60,9 +60,11 @@ type state struct {
 }
 
 type snapshot struct {
-	SessionID int64    `json:"session_id,omitempty"`
-	Text      string   `json:"text"`
-	Tags      []string `json:"tags,omitempty"`
+	SessionID   int64    `json:"session_id,omitempty"`
+	Text        string   `json:"text"`
+	Tags        []string `json:"tags,omitempty"`
+	Unconfirmed bool     `json:"unconfirmed,omitempty"`
+	Provenance  string   `json:"provenance,omitempty"`
 }
 
 // Sync brings the markdown up to date with the database: the changes
@@ -140,7 +142,7 @@ func (m *Mirror) readState() state {
 func snapshotOf(ms []*store.Memory) map[int64]snapshot {
 	out := make(map[int64]snapshot, len(ms))
 	for _, m := range ms {
-		out[m.ID] = snapshot{SessionID: m.SessionID, Text: m.Text, Tags: m.Tags}
+		out[m.ID] = snapshot{SessionID: m.SessionID, Text: m.Text, Tags: m.Tags, Unconfirmed: m.Unconfirmed, Provenance: m.Provenance}
 	}
 	return out
 }
@@ -176,10 +178,13 @@ func diffLines(prev, now map[int64]snapshot, source string, at time.Time) []logE
 			op, s = "removed", p
 		case p.Text != n.Text || p.SessionID != n.SessionID || !slices.Equal(p.Tags, n.Tags):
 			op = "updated"
+		case p.Unconfirmed && !n.Unconfirmed:
+			op = "confirmed"
 		default:
 			continue
 		}
-		out = append(out, logEntry{day: day, text: line(s.SessionID, s.Text, id, s.Tags, "source:"+sourceField(source), "op:"+op, "at:"+clock)})
+		fields := append(trustFields(s.Unconfirmed, s.Provenance), "source:"+sourceField(source), "op:"+op, "at:"+clock)
+		out = append(out, logEntry{day: day, text: line(s.SessionID, s.Text, id, s.Tags, fields...)})
 	}
 	return out
 }

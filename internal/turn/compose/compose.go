@@ -56,10 +56,13 @@ type Request struct {
 	// system prompt rather than replacing it.
 	Instructions string
 	// Model is a model alias; empty uses the default.
-	Model        string
-	Lean         bool
-	MaxTurns     int
-	SystemPrompt string
+	Model string
+	// SummarizationModel replaces [general] summarization_model for this
+	// turn (a chat's override); empty uses the config.
+	SummarizationModel string
+	Lean               bool
+	MaxTurns           int
+	SystemPrompt       string
 	// ToolOff names tools to disable ("all" disables every tool).
 	ToolOff []string
 	// ResearchSet turns on research mode over the Research pointer (empty:
@@ -196,6 +199,11 @@ func (c *Core) run(ctx context.Context, q Request, emit func(turn.Event)) (_ *tu
 	cfg, err := c.Config()
 	if err != nil {
 		return nil, err
+	}
+	if q.SummarizationModel != "" {
+		own := *cfg // the loaded config is shared: change a copy
+		own.General.SummarizationModel = q.SummarizationModel
+		cfg = &own
 	}
 	st, err := c.Store()
 	if err != nil {

@@ -102,12 +102,17 @@ func (m *memoryTurn) preload(ctx context.Context, req *turn.Request, emit func(t
 }
 
 // embedder returns the semantic embedder configured for the corpus
-// (Ollama, OpenAI-compatible) for memory too, or nil for lexical recall.
+// (builtin static, Ollama, OpenAI-compatible) for memory too, or nil for
+// lexical recall.
 func (m *memoryTurn) embedder() (memory.Embedder, error) {
-	if p := m.embedding.Provider; p == "" || p == "builtin" {
-		return nil, nil
+	var e research.MemoryVectors
+	var err error
+	if p := m.embedding.Provider; p == "" || p == "builtin" || p == "static" {
+		// Offline embedders need no HTTP client or environment.
+		e, err = research.ForMemory(m.embedding, nil, nil)
+	} else {
+		e, err = research.ForMemory(m.embedding, m.x.HTTPClient, m.x.Getenv)
 	}
-	e, err := research.ForMemory(m.embedding, m.x.HTTPClient, m.x.Getenv)
 	if err != nil || e == nil {
 		return nil, err
 	}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"strconv"
 	"sync"
 	"time"
 
@@ -105,12 +107,40 @@ func (o *output) Final(ctx context.Context, text string, failed bool) {
 			return err
 		})
 	}
-	for i, part := range daemon.Split(text, MaxMessage, 0) {
-		if _, err := o.t.send(ctx, o.chat, part, !failed); err != nil {
-			fmt.Fprintf(o.t.o.Log, "telegram: answer to chat %d (part %d) not delivered: %v\n", o.chat, i+1, err)
-			return
+	if err := o.t.sendAll(ctx, o.chat, text, !failed); err != nil {
+		fmt.Fprintf(o.t.o.Log, "telegram: answer to chat %d %v\n", o.chat, err)
+	}
+}
+
+// sendAll sends text in pieces of at most MaxMessage characters,
+// stopping at the first piece that cannot go out.
+func (t *Transport) sendAll(ctx context.Context, chat int64, text string, html bool) error {
+	parts := daemon.Split(text, MaxMessage, 0)
+	for i, part := range parts {
+		if _, err := t.send(ctx, chat, part, html); err != nil {
+			return fmt.Errorf("(part %d of %d) not delivered: %w", i+1, len(parts), err)
 		}
 	}
+	return nil
+}
+
+// Deliver sends markdown text unprompted (a scheduled job's answer) to a
+// chat the allowlist admits: a chat in allowed_chats, or the private chat
+// of a user in allowed_users (whose chat id is the user id). It is
+// converted and split as an answer; a failure is returned for the caller
+// to record.
+func (t *Transport) Deliver(ctx context.Context, to, text string) error {
+	chat, err := strconv.ParseInt(to, 10, 64)
+	if err != nil {
+		return fmt.Errorf("refused to deliver to telegram:%s: only numeric chat ids listed in [daemon.telegram] allowed_chats or allowed_users can receive answers", to)
+	}
+	if !slices.Contains(t.o.AllowedChats, chat) && !slices.Contains(t.o.AllowedUsers, chat) {
+		return fmt.Errorf("refused to deliver to telegram:%d: not in [daemon.telegram] allowed_chats or allowed_users", chat)
+	}
+	if err := t.sendAll(ctx, chat, text, true); err != nil {
+		return fmt.Errorf("telegram:%d %w", chat, err)
+	}
+	return nil
 }
 
 // send sends text, as HTML converted from markdown when html is set; if

@@ -89,11 +89,39 @@ func (o *output) Final(ctx context.Context, text string, failed bool) {
 	if !failed {
 		text = Styled(text)
 	}
-	limit := o.t.o.Config.ResponseChunkChars
-	for i, part := range daemon.Split(text, limit, minChunk) {
+	if err := o.chunks(ctx, text); err != nil {
+		fmt.Fprintf(o.t.o.Log, "xmpp: answer to %s %v\n", o.to, err)
+	}
+}
+
+// chunks sends text in response_chunk_chars pieces on line boundaries,
+// each waiting for a reconnect if the connection is down; it stops at the
+// first piece that cannot go out.
+func (o *output) chunks(ctx context.Context, text string) error {
+	parts := daemon.Split(text, o.t.o.Config.ResponseChunkChars, minChunk)
+	for i, part := range parts {
 		if err := o.t.send(ctx, o.message(part), true); err != nil {
-			fmt.Fprintf(o.t.o.Log, "xmpp: answer to %s (part %d) not delivered: %v\n", o.to, i+1, err)
-			return
+			return fmt.Errorf("(part %d of %d) not delivered: %w", i+1, len(parts), err)
 		}
 	}
+	return nil
+}
+
+// Deliver sends markdown text unprompted (a scheduled job's answer) as a
+// chat message to a JID that allowed_jids admits, styled and chunked as
+// an answer. While the connection is down it waits up to DeliveryWait for
+// a reconnect, then fails: the caller records the failure.
+func (t *Transport) Deliver(ctx context.Context, to, text string) error {
+	j, err := jid.Parse(to)
+	if err != nil || j.Localpart() == "" {
+		return fmt.Errorf("xmpp:%s is not a user@domain address", to)
+	}
+	if !t.allow.allows(j) {
+		return fmt.Errorf("refused to deliver to xmpp:%s: not in [xmpp] allowed_jids", j)
+	}
+	o := &output{t: t, to: j, typ: stanza.ChatMessage}
+	if err := o.chunks(ctx, Styled(text)); err != nil {
+		return fmt.Errorf("xmpp:%s %w", j, err)
+	}
+	return nil
 }

@@ -1,0 +1,292 @@
+package research
+
+import (
+	"cmp"
+	"encoding/binary"
+	"hash/crc32"
+	"math"
+	"os"
+	"runtime"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"unsafe"
+)
+
+// scanBlockRows is the unit of work of the parallel float32 scan: small
+// enough that two workers share even a 2k-row corpus, big enough that
+// handing out blocks costs nothing measurable.
+const scanBlockRows = 512
+
+// parallelMinRows is where a second worker starts to pay: below it the
+// goroutine handoff costs more than the scan (a 1k-row scan takes ~30 µs).
+const parallelMinRows = 2048
+
+// scanWorkers is how many goroutines scan rows spread over blocks.
+func scanWorkers(rows, blocks int) int {
+	if rows < parallelMinRows {
+		return 1
+	}
+	return max(1, min(runtime.GOMAXPROCS(0), blocks))
+}
+
+// parallelBlocks runs fn(worker, block) for blocks 0..n-1 on workers
+// goroutines that take the next block as they finish one, so a worker
+// slowed down by a busy core does not hold the others up.
+func parallelBlocks(workers, n int, fn func(w, b int)) {
+	if workers <= 1 {
+		for b := 0; b < n; b++ {
+			fn(0, b)
+		}
+		return
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			for {
+				b := int(next.Add(1) - 1)
+				if b >= n {
+					return
+				}
+				fn(w, b)
+			}
+		}(w)
+	}
+	wg.Wait()
+}
+
+// topList keeps the n best (score, key) pairs in a heap whose root is the
+// worst kept; equal scores keep the smaller key, whatever order rows come
+// in. Most rows of a scan lose against the root at one comparison.
+type topList struct {
+	n int
+	s []Scored
+}
+
+func newTopList(n int) *topList { return &topList{n: n, s: make([]Scored, 0, n)} }
+
+// worse reports whether a ranks below b.
+func worse(a, b Scored) bool { return a.Score < b.Score || a.Score == b.Score && a.ID > b.ID }
+
+func (t *topList) add(id int64, score float64) {
+	if t.n <= 0 {
+		return
+	}
+	x := Scored{ID: id, Score: score}
+	if len(t.s) < t.n {
+		t.s = append(t.s, x)
+		for i := len(t.s) - 1; i > 0; {
+			p := (i - 1) / 2
+			if !worse(t.s[i], t.s[p]) {
+				break
+			}
+			t.s[i], t.s[p] = t.s[p], t.s[i]
+			i = p
+		}
+		return
+	}
+	if !worse(t.s[0], x) {
+		return
+	}
+	t.s[0] = x
+	for i := 0; ; {
+		l, m := 2*i+1, i
+		if l < len(t.s) && worse(t.s[l], t.s[m]) {
+			m = l
+		}
+		if r := l + 1; r < len(t.s) && worse(t.s[r], t.s[m]) {
+			m = r
+		}
+		if m == i {
+			return
+		}
+		t.s[i], t.s[m] = t.s[m], t.s[i]
+		i = m
+	}
+}
+
+// mergeTop joins per-worker lists into the n best, by score then id.
+func mergeTop(parts []*topList, n int) []Scored {
+	var all []Scored
+	for _, p := range parts {
+		all = append(all, p.s...)
+	}
+	sortScored(all)
+	if len(all) > n {
+		all = all[:n]
+	}
+	return all
+}
+
+func sortScored(s []Scored) {
+	slices.SortFunc(s, func(a, b Scored) int {
+		switch {
+		case a.Score > b.Score:
+			return -1
+		case a.Score < b.Score:
+			return 1
+		}
+		return cmp.Compare(a.ID, b.ID)
+	})
+}
+
+// FlatTopK scans one contiguous float32 matrix on all cores and keeps the
+// n best (ties by id).
+func FlatTopK(ids []int64, flat []float32, dim int, qv []float32, n int) []Scored {
+	rows := len(ids)
+	blocks := (rows + scanBlockRows - 1) / scanBlockRows
+	workers := scanWorkers(rows, blocks)
+	parts := make([]*topList, workers)
+	for w := range parts {
+		parts[w] = newTopList(n)
+	}
+	parallelBlocks(workers, blocks, func(w, b int) {
+		top := parts[w]
+		for r := b * scanBlockRows; r < min(rows, (b+1)*scanBlockRows); r++ {
+			sc := float64(dot(flat[r*dim:(r+1)*dim], qv))
+			if len(top.s) == top.n && sc < top.s[0].Score {
+				continue
+			}
+			top.add(ids[r], sc)
+		}
+	})
+	return mergeTop(parts, n)
+}
+
+// snapSet is an open snapshot (see snapshot.go): the mapped blocks and
+// the float32 rows file.
+type snapSet struct {
+	data []byte
+	rows *os.File
+	l    snapLayout
+	// checked[b] is 1 once block b's CRC matched in this process.
+	checked []uint32
+}
+
+// rescoreFactor is how many int8 candidates per wanted result are
+// rescored in float32. Quantization moves scores by ~1e-3 on unit
+// vectors; 4× the pool keeps every exact top-n result in the measured
+// corpora (see TestSnapshotRecall).
+const rescoreFactor = 4
+
+// topK scores every row's int8 code against the query, then rescores the
+// best rescoreFactor·n candidates with their float32 rows. It fails with
+// errSnapshotDamaged when a checksum does not match.
+func (s *snapSet) topK(qv []float32, n int) ([]Scored, error) {
+	dim := s.l.dim
+	q16, qScale := quantizeQuery(qv)
+	cand := n * rescoreFactor
+	workers := scanWorkers(s.l.count, s.l.blocks)
+	parts := make([]*topList, workers)
+	for w := range parts {
+		parts[w] = newTopList(cand)
+	}
+	var damaged atomic.Bool
+	parallelBlocks(workers, s.l.blocks, func(w, b int) {
+		if damaged.Load() {
+			return
+		}
+		off := s.l.blockOff(b)
+		blk := s.data[off : off+int64(s.l.blockSize)]
+		rows := int(binary.LittleEndian.Uint32(blk))
+		if rows > snapBlockRows {
+			damaged.Store(true)
+			return
+		}
+		// The block's CRC is computed in the pass that scores it, a few
+		// KB ahead of the dot products, so the bytes are read from memory
+		// once and checked from L1: verifying costs CRC compute (~20 GB/s
+		// per core), not a second trip through memory.
+		verify := atomic.LoadUint32(&s.checked[b]) == 0
+		var crc uint32
+		if verify {
+			crc = crc32.Update(crc32.Checksum(blk[:4], castagnoli), castagnoli, blk[snapBlockHead:snapCodesOff])
+		}
+		scales := unsafe.Slice((*float32)(unsafe.Pointer(&blk[snapScalesOff])), rows)
+		codes := unsafe.Slice((*int8)(unsafe.Pointer(&blk[snapCodesOff])), rows*dim)
+		top := parts[w]
+		base := int64(b * snapBlockRows)
+		group := max(1, 4096/dim)
+		for r0 := 0; r0 < rows; r0 += group {
+			r1 := min(rows, r0+group)
+			if verify {
+				crc = crc32.Update(crc, castagnoli, blk[snapCodesOff+r0*dim:snapCodesOff+r1*dim])
+			}
+			for r := r0; r < r1; r++ {
+				// The key is the global row; ids are read for candidates only.
+				sc := float64(float32(dotI8(codes[r*dim:(r+1)*dim], q16)) * scales[r] * qScale)
+				if len(top.s) == top.n && sc < top.s[0].Score {
+					continue // the common case, without a call
+				}
+				top.add(base+int64(r), sc)
+			}
+		}
+		if verify {
+			if crc32.Update(crc, castagnoli, blk[snapCodesOff+rows*dim:]) != binary.LittleEndian.Uint32(blk[4:]) {
+				damaged.Store(true)
+				return
+			}
+			atomic.StoreUint32(&s.checked[b], 1)
+		}
+	})
+	if damaged.Load() {
+		return nil, errSnapshotDamaged
+	}
+	cands := mergeTop(parts, cand)
+	// Rescoring reads candidate rows scattered over the rows file, so it
+	// is bound by latency: split over the workers too.
+	out := make([]Scored, len(cands))
+	const perPart = 64
+	parallelBlocks(min(workers, (len(cands)+perPart-1)/perPart), (len(cands)+perPart-1)/perPart, func(_, p int) {
+		raw := make([]byte, dim*4)
+		vec := unsafe.Slice((*float32)(unsafe.Pointer(&raw[0])), dim)
+		for i := p * perPart; i < min(len(cands), (p+1)*perPart); i++ {
+			row := int(cands[i].ID)
+			b, r := row/snapBlockRows, row%snapBlockRows
+			blk := s.data[s.l.blockOff(b):]
+			_, err := s.rows.ReadAt(raw, int64(row)*int64(dim)*4)
+			if err != nil || crc32.Checksum(raw, castagnoli) != binary.LittleEndian.Uint32(blk[snapRowCRCOff+4*r:]) {
+				damaged.Store(true)
+				return
+			}
+			out[i] = Scored{ID: int64(binary.LittleEndian.Uint64(blk[snapIDsOff+8*r:])), Score: float64(dot(vec, qv))}
+		}
+	})
+	if damaged.Load() {
+		return nil, errSnapshotDamaged
+	}
+	sortScored(out)
+	if len(out) > n {
+		out = out[:n]
+	}
+	return out, nil
+}
+
+// quantizeQuery widens the query to int16 at the largest scale whose dot
+// product with int8 codes cannot overflow int32, and returns the factor
+// back to float.
+func quantizeQuery(qv []float32) ([]int16, float32) {
+	maxAbs := float32(0)
+	for _, x := range qv {
+		maxAbs = max(maxAbs, abs32(x))
+	}
+	q := make([]int16, len(qv))
+	if maxAbs == 0 {
+		return q, 0
+	}
+	limit := min(32767, float64(math.MaxInt32)/(127*float64(max(1, len(qv)))))
+	scale := float32(limit) / maxAbs
+	for i, x := range qv {
+		q[i] = int16(math.Round(float64(x * scale)))
+	}
+	return q, 1 / scale
+}
+
+// close releases the mapping and the rows file.
+func (s *snapSet) close() {
+	unmapFile(s.data)
+	s.rows.Close()
+}

@@ -141,6 +141,11 @@ func (x *composer) fastForget(ctx context.Context, st *store.Store, text string)
 		return fmt.Sprintf("I don't remember anything matching %q.", text), nil
 	}
 	list := memoryLines(hits)
+	if x.q.Remote {
+		// The remote policy keeps deletes on the machine (`memory delete`
+		// is refused over chat); "forget …" must not be the way around it.
+		return fmt.Sprintf("Forgetting is not available over chat; on the machine run `asky memory delete ID`. Matching:\n%s", list), nil
+	}
 	if len(hits) > 1 || x.q.Confirm != nil {
 		if x.q.Confirm == nil {
 			return fmt.Sprintf("%d memories match %q; say it more precisely, or delete by id with `asky memory delete ID`:\n%s", len(hits), text, list), nil

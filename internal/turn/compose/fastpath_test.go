@@ -118,6 +118,25 @@ func TestFastPathsAnswerWithoutTheModel(t *testing.T) {
 	}
 }
 
+// Over chat, "forget …" deletes nothing: the remote policy refuses memory
+// deletes, and the fast path is not a way around it.
+func TestRemoteForgetDeletesNothing(t *testing.T) {
+	core, _ := testCore(t, t.TempDir())
+	fixedModel(core, &scriptedClient{}, 32000)
+	ctx := context.Background()
+	if _, err := core.Run(ctx, Request{Question: "remember that I live in Lisbon"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	res, err := core.Run(ctx, Request{Question: "forget Lisbon", Remote: true}, nil)
+	if err != nil || !strings.Contains(res.Answer, "not available over chat") || !strings.Contains(res.Answer, "I live in Lisbon") {
+		t.Fatalf("res %+v err %v", res, err)
+	}
+	st, _ := core.Store()
+	if ms, _ := st.ListMemories(ctx, store.MemoryScope{}); len(ms) != 1 {
+		t.Fatalf("a remote forget deleted: %d memories left", len(ms))
+	}
+}
+
 func TestGlobalTriggerIsNotAFastPath(t *testing.T) {
 	core, _ := testCore(t, t.TempDir())
 	client := &scriptedClient{}

@@ -144,7 +144,7 @@ func (x *composer) fastForget(ctx context.Context, st *store.Store, text string)
 	if x.q.Remote {
 		// The remote policy keeps deletes on the machine (`memory delete`
 		// is refused over chat); "forget …" must not be the way around it.
-		return fmt.Sprintf("Forgetting is not available over chat; on the machine run `asky memory delete ID`. Matching:\n%s", list), nil
+		return fmt.Sprintf("Forgetting is not available to remote questions; on the machine run `asky memory delete ID`. Matching:\n%s", list), nil
 	}
 	if len(hits) > 1 || x.q.Confirm != nil {
 		if x.q.Confirm == nil {

@@ -128,7 +128,7 @@ func TestRemoteForgetDeletesNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	res, err := core.Run(ctx, Request{Question: "forget Lisbon", Remote: true}, nil)
-	if err != nil || !strings.Contains(res.Answer, "not available over chat") || !strings.Contains(res.Answer, "I live in Lisbon") {
+	if err != nil || !strings.Contains(res.Answer, "not available to remote questions") || !strings.Contains(res.Answer, "I live in Lisbon") {
 		t.Fatalf("res %+v err %v", res, err)
 	}
 	st, _ := core.Store()

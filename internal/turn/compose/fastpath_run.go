@@ -100,16 +100,29 @@ func fastName(ctx context.Context, st *store.Store, svc *memory.Service, name st
 	if err != nil {
 		return "", err
 	}
+	var names []*store.Memory
 	for _, m := range global {
-		if m.Unconfirmed || !slices.Contains(m.Tags, "name") || !strings.HasPrefix(m.Text, nameFact) {
-			continue
+		if !m.Unconfirmed && slices.Contains(m.Tags, "name") && strings.HasPrefix(m.Text, nameFact) {
+			names = append(names, m)
 		}
-		if err := svc.Update(ctx, m, text, m.Tags); err != nil {
+	}
+	if len(names) == 0 {
+		return fastSave(ctx, svc, text, []string{"name"}, done)
+	}
+	if err := svc.Update(ctx, names[0], text, names[0].Tags); err != nil {
+		return "", err
+	}
+	// Earlier versions added a memory per name: keep one.
+	var stale []int64
+	for _, m := range names[1:] {
+		stale = append(stale, m.ID)
+	}
+	if len(stale) > 0 {
+		if _, err := st.DeleteMemories(ctx, stale); err != nil {
 			return "", err
 		}
-		return fmt.Sprintf("%s (updated memory %d)", done, m.ID), nil
 	}
-	return fastSave(ctx, svc, text, []string{"name"}, done)
+	return fmt.Sprintf("%s (updated memory %d)", done, names[0].ID), nil
 }
 
 // visibleMemories are the global memories and the session's.

@@ -137,6 +137,28 @@ func TestRemoteForgetDeletesNothing(t *testing.T) {
 	}
 }
 
+// Earlier versions saved one memory per "call me …": the next name keeps
+// one and drops the others, so recall cannot offer two names.
+func TestNameFastPathKeepsOneName(t *testing.T) {
+	core, _ := testCore(t, t.TempDir())
+	fixedModel(core, &scriptedClient{}, 32000)
+	ctx := context.Background()
+	st, _ := core.Store()
+	for _, n := range []string{"Bob", "Al"} {
+		if _, err := st.SaveMemory(ctx, &store.Memory{Text: "The user's name is " + n + "; call them " + n + ".", Tags: []string{"name"}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res, err := core.Run(ctx, Request{Question: "call me Cy"}, nil)
+	if err != nil || !strings.Contains(res.Answer, "updated memory 1") {
+		t.Fatalf("res %+v err %v", res, err)
+	}
+	ms, _ := st.ListMemories(ctx, store.MemoryScope{})
+	if len(ms) != 1 || !strings.Contains(ms[0].Text, "call them Cy") {
+		t.Fatalf("memories %+v", ms)
+	}
+}
+
 func TestGlobalTriggerIsNotAFastPath(t *testing.T) {
 	core, _ := testCore(t, t.TempDir())
 	client := &scriptedClient{}

@@ -100,6 +100,12 @@ func run(ctx context.Context, opts *Options) error {
 		fmt.Fprintln(opts.IO.ErrOut, "no model calls recorded in this period; ask something, or widen it with --since all")
 		return nil
 	}
+	// Say the period the totals cover: the default is the last 30 days.
+	if rep.Since == nil {
+		fmt.Fprintln(opts.IO.Out, "Model calls, all recorded:")
+	} else {
+		fmt.Fprintf(opts.IO.Out, "Model calls since %s (--since %s):\n", rep.Since.Local().Format("2006-01-02 15:04"), opts.Since)
+	}
 	return printReport(opts.IO.Out, rep)
 }
 

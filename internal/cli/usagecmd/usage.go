@@ -115,7 +115,7 @@ const barWidth = 24
 func printReport(w io.Writer, rep usage.Report) error {
 	var buf bytes.Buffer
 	tw := tabwriter.NewWriter(&buf, 0, 0, 2, ' ', tabwriter.AlignRight)
-	header := []string{strings.ToUpper(rep.By), "CALLS", "PROMPT", "COMPLETION", "CACHE READ", "COST", "UNPRICED", ""}
+	header := []string{strings.ToUpper(rep.By), "CALLS", "PROMPT", "COMPLETION", "CACHE READ", "CACHE WRITE", "COST", "UNPRICED", ""}
 	bar := rep.By == "day"
 	if !bar {
 		header = header[:len(header)-1]
@@ -142,7 +142,7 @@ func printReport(w io.Writer, rep usage.Report) error {
 	header[0] = pad(header[0], keyW)
 	line := func(t usage.Totals, withBar bool) {
 		cells := []string{pad(t.Key, keyW), strconv.Itoa(t.Calls), count(t.PromptTokens), count(t.CompletionTokens),
-			count(t.CacheReadTokens), cost(t), strconv.Itoa(t.UnpricedCalls)}
+			count(t.CacheReadTokens), count(t.CacheWriteTokens), cost(t), strconv.Itoa(t.UnpricedCalls)}
 		if bar {
 			b := ""
 			if withBar && top > 0 {

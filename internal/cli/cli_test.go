@@ -284,3 +284,13 @@ func TestBadShortlistValueIsUsageError(t *testing.T) {
 		t.Errorf("stderr:\n%s", errOut)
 	}
 }
+
+func TestVersionFlagWithWordsIsRefused(t *testing.T) {
+	for _, args := range [][]string{{"-V", "what", "is", "this"}, {"what", "is", "--version", "this"}} {
+		f, _, out, errOut := testFactory(t, nil)
+		if code := Run(args, f); code != cmdutil.ExitUsage || out.Len() != 0 ||
+			!strings.Contains(errOut.String(), `to ask it: asky query "what is this"`) {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q", args, code, out, errOut)
+		}
+	}
+}

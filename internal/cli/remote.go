@@ -54,7 +54,8 @@ var _ daemon.CommandHandler = remoteCommands{}
 
 func (r remoteCommands) Command(ctx context.Context, conv, text string) (daemon.CommandResult, error) {
 	words := userprompt.SplitArgs(text)
-	if len(words) > 0 && words[0] == "/asky" {
+	// Chat routing takes "/ASKY" as a command as well (it lowercases).
+	if len(words) > 0 && strings.EqualFold(words[0], "/asky") {
 		words = words[1:]
 	}
 	if len(words) == 0 {

@@ -31,6 +31,9 @@ func TestRemoteCommandsPolicy(t *testing.T) {
 	if err != nil || !res.Handled || !strings.Contains(res.Reply, "[]") && !strings.Contains(res.Reply, "{") {
 		t.Fatalf("history list: %+v %v", res, err)
 	}
+	if res, err := r.Command(ctx, "xmpp:a@b", "/ASKY history list --json"); err != nil || !res.Handled {
+		t.Fatalf("/ASKY: %+v %v", res, err)
+	}
 	res, err = r.Command(ctx, "xmpp:a@b", "-m fast -L what is up")
 	if err != nil || res.Handled || res.Question != "what is up" || res.Model != "fast" || !res.Lean {
 		t.Fatalf("query flags: %+v %v", res, err)

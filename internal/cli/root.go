@@ -6,7 +6,6 @@ import (
 	"github.com/MakeNowJust/heredoc"
 	"github.com/spf13/cobra"
 
-	"github.com/askygo/asky/internal/build"
 	"github.com/askygo/asky/internal/cli/cmdutil"
 	"github.com/askygo/asky/internal/cli/completion"
 	"github.com/askygo/asky/internal/cli/configcmd"
@@ -45,10 +44,17 @@ func NewCmdRoot(f *cmdutil.Factory) *cobra.Command {
 		$ asky -m sonnet --json "capital of France" | jq .answer
 		$ asky history list
 	`)
-	root.Version = build.Version
-	root.SetVersionTemplate(versionLine(root))
-	// -V as well as --version: -v is verbose.
-	root.Flags().BoolP("version", "V", false, "show asky's version")
+	// -V as well as --version: -v is verbose. Handled here rather than by
+	// cobra's Version field, which prints the version and drops any words:
+	// `asky -V what is this` is refused as `asky version what is this` is.
+	showVersion := root.Flags().BoolP("version", "V", false, "show asky's version")
+	ask := root.RunE
+	root.RunE = func(c *cobra.Command, args []string) error {
+		if *showVersion {
+			return printVersion(c, args)
+		}
+		return ask(c, args)
+	}
 	root.SilenceErrors = true
 	root.SilenceUsage = true
 	root.CompletionOptions.DisableDefaultCmd = true

@@ -18,17 +18,23 @@ func newCmdVersion() *cobra.Command {
 		Use:   "version",
 		Short: "Show asky's version",
 		Args:  cobra.ArbitraryArgs,
-		RunE: func(c *cobra.Command, args []string) error {
-			if len(args) > 0 {
-				// `asky version control for beginners` is a question.
-				q := "version " + strings.Join(args, " ")
-				return &cmdutil.Error{Code: cmdutil.ExitUsage,
-					Err: fmt.Errorf("version takes no arguments; to ask it: %s query %s", c.Root().Name(), cmdutil.ShellQuote(q))}
-			}
-			_, err := fmt.Fprint(c.OutOrStdout(), versionLine(c.Root()))
-			return err
-		},
+		RunE:  printVersion,
 	}
+}
+
+// printVersion prints the version line, or refuses extra words: `asky
+// version control for beginners` and `asky -V what is this` are questions.
+func printVersion(c *cobra.Command, args []string) error {
+	if len(args) > 0 {
+		q := strings.Join(args, " ")
+		if c != c.Root() {
+			q = c.Name() + " " + q
+		}
+		return &cmdutil.Error{Code: cmdutil.ExitUsage,
+			Err: fmt.Errorf("version takes no arguments; to ask it: %s query %s", c.Root().Name(), cmdutil.ShellQuote(q))}
+	}
+	_, err := fmt.Fprint(c.OutOrStdout(), versionLine(c.Root()))
+	return err
 }
 
 func versionLine(root *cobra.Command) string {

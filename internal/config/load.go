@@ -347,6 +347,7 @@ func parseFile(file string, raw []byte) (*parsed, error) {
 		}
 		p.diags = append(p.diags, Diagnostic{File: file, Key: formatKey(k), Message: msg})
 	}
+	p.inertDiagnostics()
 	// Only a file with a secret-looking key needs its values looked at.
 	if slices.ContainsFunc(p.keys, func(k toml.Key) bool { return isSecretName(k[len(k)-1]) }) {
 		tree, err := p.tree()

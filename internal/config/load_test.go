@@ -183,6 +183,11 @@ func TestLoadDiagnostics(t *testing.T) {
 		{"xmpp password group-readable", "[xmpp]\npassword = \"pw\"\n", 0o640, []string{"xmpp.password: literal secret"}},
 		{"xmpp typo", "[xmpp]\nallowed_jid = [\"a@b\"]\n", 0o600, []string{`xmpp.allowed_jid: unknown key (ignored; did you mean "xmpp.allowed_jids"?)`}},
 		{"original's xmpp keys accepted", "[xmpp]\nenabled = false\ntranscript_max_per_session = 200\ninterface_planner_include_command_reference = true\n", 0o600, nil},
+		{"original's inert keys at their defaults", "[general]\ncompact_banner = false\n[research]\nmax_links_per_url = 50\n[summarizer]\nlazy_threshold_chars = 2000\n", 0o600, nil},
+		{"original's inert keys changed", "[general]\ncompact_banner = true\n[models.a]\napi = \"x\"\nimage_support = true\n[research]\nmemory_max_results = 3\n", 0o600, []string{
+			"general.compact_banner: kept from the original asky; this version has no such feature",
+			"models.a.image_support: kept from the original asky",
+			"research.memory_max_results: kept from the original asky"}},
 		{"env name is not a secret", "[api.x]\nbase_url = \"http://h\"\napi_key_env = \"X\"\n", 0o644, nil},
 	}
 	for _, tt := range tests {

@@ -64,6 +64,9 @@ type Chat struct {
 	Uploads *Uploads
 	// Media answers voice and image messages; nil refuses them.
 	Media *Media
+	// CommandPrefix is [xmpp] command_prefix: a first word that marks a
+	// command, as "/asky" always does ("/asky history list").
+	CommandPrefix string
 	// Interval overrides StatusInterval (tests).
 	Interval time.Duration
 	Now      func() time.Time
@@ -96,6 +99,11 @@ func (c *Chat) Handle(ctx context.Context, m ChatMessage, out ChatOutput) {
 		c.mu.Unlock()
 		out.Final(ctx, fmt.Sprintf("Override set for this chat until the daemon restarts: %s.", o), false)
 		return
+	}
+	if p := c.CommandPrefix; p != "" {
+		if first, rest, _ := strings.Cut(text, " "); strings.EqualFold(first, p) {
+			text = strings.TrimSpace("/asky " + rest)
+		}
 	}
 	a := c.newAsk(m.Conversation, text)
 	if c.Commands != nil && LooksLikeCommand(text) {

@@ -88,6 +88,14 @@ func TestChatRouting(t *testing.T) {
 	if r := run("/session new"); r.final != "ran /session new in xmpp:a@b" || r.failed || len(r.status) != 0 {
 		t.Fatalf("%+v", r)
 	}
+	// [xmpp] command_prefix marks a command as /asky does.
+	c.CommandPrefix = "!a"
+	if r := run("!a history list"); r.final != "ran /asky history list in xmpp:a@b" {
+		t.Fatalf("command_prefix: %+v", r)
+	}
+	if r := run("!about this"); r.final != "answer to !about this" {
+		t.Fatalf("a longer word is not the prefix: %+v", r)
+	}
 	if r := run(`\news`); r.final != "answer to expanded news" {
 		t.Fatalf("preset: %+v", r)
 	}

@@ -72,11 +72,11 @@ func TestSendMailRefusesPlainText(t *testing.T) {
 
 func TestPush(t *testing.T) {
 	var got struct {
-		method, query, auth, ctype string
-		body                       map[string]any
+		method, query, auth, ctype, ua string
+		body                           map[string]any
 	}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		got.method, got.query, got.auth, got.ctype = r.Method, r.URL.RawQuery, r.Header.Get("Authorization"), r.Header.Get("Content-Type")
+		got.method, got.query, got.auth, got.ctype, got.ua = r.Method, r.URL.RawQuery, r.Header.Get("Authorization"), r.Header.Get("Content-Type"), r.Header.Get("User-Agent")
 		got.body = nil
 		_ = json.NewDecoder(r.Body).Decode(&got.body)
 	}))
@@ -89,26 +89,26 @@ func TestPush(t *testing.T) {
 		"fields": {URL: srv.URL + "/f", Method: "get", Fields: map[string]any{"text": "${answer}", "who": "${user}", "team_env": "TEAM", "v": int64(2)}},
 	}
 	spec, _ := ParsePushSpec("plain?tag=x")
-	if _, err := Push(context.Background(), srv.Client(), eps, spec, a, getenv); err != nil {
+	if _, err := Push(context.Background(), srv.Client(), "asky-go", eps, spec, a, getenv); err != nil {
 		t.Fatal(err)
 	}
-	if got.method != "POST" || got.auth != "Bearer t0k" || got.ctype != "application/json" ||
+	if got.method != "POST" || got.auth != "Bearer t0k" || got.ctype != "application/json" || got.ua != "asky-go" ||
 		got.body["answer"] != "# A" || got.body["query"] != "q?" || got.body["tag"] != "x" || got.body["history_id"] != float64(4) {
 		t.Errorf("post: %+v", got)
 	}
 	spec, _ = ParsePushSpec("fields?user=ann")
-	if _, err := Push(context.Background(), srv.Client(), eps, spec, a, getenv); err != nil {
+	if _, err := Push(context.Background(), srv.Client(), "asky-go", eps, spec, a, getenv); err != nil {
 		t.Fatal(err)
 	}
 	if got.method != "GET" || !strings.Contains(got.query, "who=ann") || !strings.Contains(got.query, "team=blue") || !strings.Contains(got.query, "text=%23+A") {
 		t.Errorf("get: %+v", got)
 	}
 	spec, _ = ParsePushSpec("fields")
-	if _, err := Push(context.Background(), srv.Client(), eps, spec, a, getenv); err == nil || !strings.Contains(err.Error(), "?user=") {
+	if _, err := Push(context.Background(), srv.Client(), "asky-go", eps, spec, a, getenv); err == nil || !strings.Contains(err.Error(), "?user=") {
 		t.Errorf("missing param: %v", err)
 	}
 	spec, _ = ParsePushSpec("nope")
-	if _, err := Push(context.Background(), srv.Client(), eps, spec, a, getenv); err == nil || !strings.Contains(err.Error(), "fields, plain") {
+	if _, err := Push(context.Background(), srv.Client(), "asky-go", eps, spec, a, getenv); err == nil || !strings.Contains(err.Error(), "fields, plain") {
 		t.Errorf("unknown endpoint: %v", err)
 	}
 }

@@ -70,9 +70,10 @@ func Endpoint(endpoints map[string]config.PushEndpoint, name string) (config.Pus
 }
 
 // Push sends a to the configured endpoint of spec with client (the plain
-// client: endpoints are the user's own configuration). It returns the
+// client: endpoints are the user's own configuration), as userAgent
+// unless the endpoint sets its own User-Agent header. It returns the
 // response status line.
-func Push(ctx context.Context, client *http.Client, endpoints map[string]config.PushEndpoint, spec PushSpec, a Answer, getenv func(string) string) (string, error) {
+func Push(ctx context.Context, client *http.Client, userAgent string, endpoints map[string]config.PushEndpoint, spec PushSpec, a Answer, getenv func(string) string) (string, error) {
 	ep, u, err := checkEndpoint(endpoints, spec, getenv)
 	if err != nil {
 		return "", err
@@ -107,6 +108,9 @@ func Push(ctx context.Context, client *http.Client, endpoints map[string]config.
 	}
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
+	}
+	if userAgent != "" {
+		req.Header.Set("User-Agent", userAgent)
 	}
 	for k, v := range ep.Headers {
 		if name, ok := strings.CutSuffix(k, "_env"); ok {

@@ -53,12 +53,18 @@ func OptionsFromConfig(cfg *config.Config) Options {
 	if ua == "" {
 		ua = cfg.General.UserAgent
 	}
+	// The original's configs set [limits] fetch_timeout; [fetch] timeout,
+	// when given, wins.
+	timeout := f.Timeout
+	if cfg.Origin("fetch.timeout") == "" && cfg.Origin("limits.fetch_timeout") != "" && cfg.Limits.FetchTimeout > 0 {
+		timeout = cfg.Limits.FetchTimeout
+	}
 	return Options{
 		AllowPrivateNetworks: f.AllowPrivateNetworks,
 		AllowHosts:           f.AllowHosts,
 		UserAgent:            ua,
 		ConnectTimeout:       time.Duration(f.ConnectTimeout) * time.Second,
-		Timeout:              time.Duration(f.Timeout) * time.Second,
+		Timeout:              time.Duration(timeout) * time.Second,
 		MaxBodyBytes:         f.MaxBodyBytes,
 		Proxy:                f.Proxy,
 	}

@@ -24,7 +24,11 @@ type BlockedError struct {
 }
 
 func (e *BlockedError) Error() string {
-	return fmt.Sprintf("blocked: %s is a %s address (asky does not fetch internal addresses; allow it with [fetch] allow_hosts or allow_private_networks)", e.Addr, e.Reason)
+	article := "a"
+	if e.Reason == "unspecified" {
+		article = "an"
+	}
+	return fmt.Sprintf("blocked: %s is %s %s address (asky does not fetch internal addresses; allow it with [fetch] allow_hosts or allow_private_networks)", e.Addr, article, e.Reason)
 }
 
 type deniedRange struct {

@@ -148,3 +148,14 @@ func TestProxyModeChecksTargetsByName(t *testing.T) {
 		}
 	}
 }
+
+func TestBlockedErrorReadsWell(t *testing.T) {
+	e := &BlockedError{Addr: netip.MustParseAddr("0.0.0.0"), Reason: "unspecified"}
+	if !strings.HasPrefix(e.Error(), "blocked: 0.0.0.0 is an unspecified address") {
+		t.Errorf("%q", e.Error())
+	}
+	e = &BlockedError{Addr: netip.MustParseAddr("127.0.0.1"), Reason: "loopback"}
+	if !strings.HasPrefix(e.Error(), "blocked: 127.0.0.1 is a loopback address") {
+		t.Errorf("%q", e.Error())
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"github.com/askygo/asky/internal/store"
 	"github.com/askygo/asky/internal/turn"
 	"github.com/askygo/asky/internal/turn/compose"
+	"github.com/askygo/asky/internal/usage"
 )
 
 // Store is the job state the scheduler needs (*store.Store).
@@ -238,6 +239,11 @@ func (s *Scheduler) RunJob(ctx context.Context, j *store.Job, trigger string, at
 		if usd, ok, err := s.Store.SessionCostBetween(ctx, sess.ID, run.Started, run.Finished); err == nil && ok {
 			run.CostUSD = &usd
 		}
+	}
+	if run.Status == store.RunOK && j.MaxCostUSD > 0 && run.CostUSD != nil && *run.CostUSD > j.MaxCostUSD {
+		// The budget stops further calls; the call that passed it had
+		// already finished the answer, so the run is ok but says so.
+		run.Error = fmt.Sprintf("over budget: spent %s of $%g (the last call finished the answer)", usage.Money(*run.CostUSD), j.MaxCostUSD)
 	}
 	if run.Status == store.RunOK && j.Notify != "" {
 		if err := s.notify(ctx, j, res, run.Finished); err != nil {

@@ -30,6 +30,9 @@ type asker struct {
 	mu    sync.Mutex
 	asked []compose.Request
 	block chan struct{}
+	// spend records a priced call of this cost in the job's session.
+	spend float64
+	st    *store.Store
 }
 
 func (a *asker) Run(ctx context.Context, q compose.Request, _ func(turn.Event)) (*turn.Result, error) {
@@ -41,6 +44,16 @@ func (a *asker) Run(ctx context.Context, q compose.Request, _ func(turn.Event)) 
 		case <-a.block:
 		case <-ctx.Done():
 			return nil, ctx.Err()
+		}
+	}
+	if a.spend > 0 {
+		sess := &store.Session{Name: q.SessionName}
+		if err := a.st.CreateSession(ctx, sess); err != nil {
+			return nil, err
+		}
+		cost := a.spend
+		if err := a.st.RecordUsage(ctx, &store.UsageEvent{At: t0, SessionID: sess.ID, Model: "m", CostUSD: &cost}); err != nil {
+			return nil, err
 		}
 	}
 	return &turn.Result{Answer: "answer to " + q.Question}, nil
@@ -58,7 +71,7 @@ func fixture(t *testing.T) (*store.Store, *Scheduler, *asker, *clock) {
 	}
 	t.Cleanup(func() { st.Close() })
 	clk := &clock{t: t0}
-	a := &asker{}
+	a := &asker{st: st}
 	return st, &Scheduler{Store: st, Asker: a, Now: clk.Now}, a, clk
 }
 
@@ -243,6 +256,14 @@ func TestRunBudgetsAndNotify(t *testing.T) {
 	s.Notifiers = map[string]Notifier{"xmpp": NotifierFunc(func(_ context.Context, to Target, m Message) error { got = m; return nil })}
 	if run, _, _ = s.RunJob(ctx, x, "manual", 1); run.NotifyError != "" || got.JobID != x.ID {
 		t.Fatalf("run %+v got %+v", run, got)
+	}
+	// A run whose one call passed the cost budget is ok and says so.
+	a.spend = 0.02
+	pricey := addJob(t, st, &store.Job{ScheduleKind: Manual, MaxCostUSD: 0.01})
+	run, _, _ = s.RunJob(ctx, pricey, "manual", 1)
+	a.spend = 0
+	if run.Status != store.RunOK || run.Error != "over budget: spent $0.0200 of $0.01 (the last call finished the answer)" {
+		t.Fatalf("run %+v", run)
 	}
 	// The time budget stops a run that takes too long.
 	a.block = make(chan struct{})

@@ -208,8 +208,11 @@ type Hit struct {
 	SectionID string `json:"-"`
 	Text      string `json:"text"`
 	// Score is the fused rank score relative to the best possible (first
-	// in every list): it orders results but is not comparable across
-	// queries. Dense, Lexical and Relevance are (see score.go).
+	// in every list): it picks the top K but is not comparable across
+	// queries. Dense, Lexical and Relevance are (see score.go); the top K
+	// come best Relevance first, so a listing's order and its figures agree
+	// (on the shared eval set this also raised the pooled MRR, 0.529 to
+	// 0.544, recall@5 unchanged). Exact matches still come first.
 	Score   float64 `json:"score"`
 	Dense   float64 `json:"-"`
 	Lexical float64 `json:"-"`
@@ -404,6 +407,14 @@ func (ix *Index) fuse(ctx context.Context, lex []store.FTSHit, dense []Scored, e
 			break
 		}
 	}
+	// The fused rank chose these K; show the most relevant first, after
+	// the exact matches, which lead whatever their relevance.
+	sort.SliceStable(out, func(i, j int) bool {
+		if less, ok := exactFirst(exact, out[i].ChunkID, out[j].ChunkID); ok {
+			return less
+		}
+		return out[i].Relevance > out[j].Relevance
+	})
 	return out, nil
 }
 

@@ -146,18 +146,32 @@ func TestIngestLinkedRootAndHeadingOnlyNote(t *testing.T) {
 	}
 }
 
-func TestSearchHybrid(t *testing.T) {
-	ctx := context.Background()
+const storageDoc = "# Storage\n\n## Rollback journal\n\nThe pager rolls back the journal when a transaction fails.\n\n## Checkpoints\n\nCheckpoints copy WAL frames into the database file.\n"
+
+// ingestFiles writes files (name → content) to a directory and ingests it
+// into a new test index.
+func ingestFiles(t *testing.T, files map[string]string) (*Index, string) {
+	t.Helper()
 	ix := newTestIndex(t)
 	dir := t.TempDir()
-	write(t, filepath.Join(dir, "a.md"), "# Storage\n\n## Rollback journal\n\nThe pager rolls back the journal when a transaction fails.\n\n## Checkpoints\n\nCheckpoints copy WAL frames into the database file.\n")
-	write(t, filepath.Join(dir, "b.md"), "# Cooking\n\nBake the bread for forty minutes at high heat.\n")
-	write(t, filepath.Join(dir, "dup.md"), "# Copy\n\nThe pager rolls back the journal when a transaction fails.\n")
+	for name, body := range files {
+		write(t, filepath.Join(dir, name), body)
+	}
 	in := &Ingester{Index: ix}
 	targets, _ := in.Collect([]string{dir})
-	if _, err := in.Ingest(ctx, targets); err != nil {
+	if _, err := in.Ingest(context.Background(), targets); err != nil {
 		t.Fatal(err)
 	}
+	return ix, dir
+}
+
+func TestSearchHybrid(t *testing.T) {
+	ctx := context.Background()
+	ix, dir := ingestFiles(t, map[string]string{
+		"a.md":   storageDoc,
+		"b.md":   "# Cooking\n\nBake the bread for forty minutes at high heat.\n",
+		"dup.md": "# Copy\n\nThe pager rolls back the journal when a transaction fails.\n",
+	})
 	for _, q := range []string{`how does the pager "roll back`, "AND OR NEAR(", "foo:bar -baz *", "rollbak jurnal"} {
 		hits, err := ix.Search(ctx, q, SearchOptions{TopK: 3})
 		if err != nil {
@@ -379,4 +393,26 @@ func TestMain(m *testing.M) {
 		}
 	}
 	os.Exit(code)
+}
+
+// Results come best relevance first, so a listing never shows a lower
+// relevance above a higher one (the fused rank only picks the top K).
+func TestSearchOrdersByRelevance(t *testing.T) {
+	ctx := context.Background()
+	ix, _ := ingestFiles(t, map[string]string{
+		"a.md": storageDoc,
+		"b.md": "# Cooking\n\nBake the bread for forty minutes at high heat. The journal of the baker.\n",
+		"c.md": "# Networking\n\nTCP keeps a connection open and retransmits lost segments; UDP sends datagrams.\n",
+	})
+	for _, q := range []string{"pager journal bread", "journal frames heat", "database file of the baker", "lost pager segments", "checkpoint the bread"} {
+		hits, err := ix.Search(ctx, q, SearchOptions{TopK: 5})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := 1; i < len(hits); i++ {
+			if hits[i].Relevance > hits[i-1].Relevance {
+				t.Errorf("%q: result %d has relevance %.3f above result %d at %.3f", q, i+1, hits[i].Relevance, i, hits[i-1].Relevance)
+			}
+		}
+	}
 }

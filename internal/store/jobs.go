@@ -73,8 +73,13 @@ func (s *Store) CreateJob(ctx context.Context, j *Job) error {
 	if j.Created.IsZero() {
 		j.Created = s.now()
 	}
-	res, err := s.db.ExecContext(ctx, `INSERT INTO jobs(question, schedule_kind, schedule, research, notify, session_id, max_seconds, max_cost_usd, created_ms, next_run_ms)
-		VALUES(?,?,?,?,?,?,?,?,?,?)`, j.Question, j.ScheduleKind, j.Schedule, j.Research, j.Notify, nullID(j.SessionID), j.MaxSeconds, j.MaxCostUSD,
+	// A job's runs are turns of session "job-ID", kept after the job is
+	// removed: the id is past every such session too, so a new job never
+	// takes over (and answers with the context of) a removed job's session.
+	res, err := s.db.ExecContext(ctx, `INSERT INTO jobs(id, question, schedule_kind, schedule, research, notify, session_id, max_seconds, max_cost_usd, created_ms, next_run_ms)
+		VALUES(1 + MAX(COALESCE((SELECT MAX(id) FROM jobs), 0),
+			COALESCE((SELECT MAX(CAST(substr(name, 5) AS INTEGER)) FROM sessions WHERE name GLOB 'job-[0-9]*'), 0)),
+			?,?,?,?,?,?,?,?,?,?)`, j.Question, j.ScheduleKind, j.Schedule, j.Research, j.Notify, nullID(j.SessionID), j.MaxSeconds, j.MaxCostUSD,
 		j.Created.UnixMilli(), msOrNil(j.NextRun))
 	if err != nil {
 		return s.wrap(err)

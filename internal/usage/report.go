@@ -2,6 +2,7 @@ package usage
 
 import (
 	"fmt"
+	"math"
 	"regexp"
 	"sort"
 	"strconv"
@@ -69,6 +70,12 @@ func Summarize(events []store.UsageEvent, by string, since time.Time) Report {
 		r.Rows[i].add(e)
 		r.Total.add(e)
 	}
+	// Sums of float prices drift (0.0032550000000000014): keep nano-dollars,
+	// far below any price, so --json and /v1/usage print what was spent.
+	for i := range r.Rows {
+		r.Rows[i].CostUSD = roundCost(r.Rows[i].CostUSD)
+	}
+	r.Total.CostUSD = roundCost(r.Total.CostUSD)
 	if by == "day" {
 		sort.Slice(r.Rows, func(i, j int) bool { return r.Rows[i].Key < r.Rows[j].Key })
 	} else {
@@ -85,6 +92,8 @@ func Summarize(events []store.UsageEvent, by string, since time.Time) Report {
 	}
 	return r
 }
+
+func roundCost(usd float64) float64 { return math.Round(usd*1e9) / 1e9 }
 
 func key(e store.UsageEvent, by string) string {
 	switch by {

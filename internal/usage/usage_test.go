@@ -46,3 +46,17 @@ func TestSummarizeByDayAndModel(t *testing.T) {
 		t.Fatalf("by model %+v", m.Rows)
 	}
 }
+
+// Thirty-one calls at $0.000105 sum to 0.0032550000000000014 in floats;
+// the report says $0.003255.
+func TestSummarizeCostHasNoFloatNoise(t *testing.T) {
+	var evs []store.UsageEvent
+	for range 31 {
+		c := 0.000105
+		evs = append(evs, store.UsageEvent{At: time.Now(), Model: "m", CostUSD: &c})
+	}
+	r := Summarize(evs, "model", time.Time{})
+	if r.Total.CostUSD != 0.003255 || r.Rows[0].CostUSD != 0.003255 {
+		t.Fatalf("total %v, row %v", r.Total.CostUSD, r.Rows[0].CostUSD)
+	}
+}

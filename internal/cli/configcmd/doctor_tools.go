@@ -23,6 +23,12 @@ func checkCustomTools(rep *doctorReport, opts *DoctorOptions, cfg *config.Config
 	sort.Strings(names)
 	for _, n := range names {
 		label := "tool " + n
+		if e := cfg.Tool[n].Enabled; e != nil && !*e {
+			// Not offered, so not checked: a half-written entry can be
+			// parked with enabled = false without failing the doctor.
+			rep.add(label, statusSkip, "", "disabled (enabled = false)")
+			continue
+		}
 		s, err := custom.Parse(n, cfg.Tool[n], opts.Env.Getenv("HOME"))
 		if err != nil {
 			rep.add(label, statusFail, "fix [tool."+n+"] in "+cfg.Origin("tool."+n), "%v", err)
@@ -30,8 +36,6 @@ func checkCustomTools(rep *doctorReport, opts *DoctorOptions, cfg *config.Config
 		}
 		prog := s.Program()
 		switch {
-		case !s.Enabled:
-			rep.add(label, statusSkip, "", "disabled (enabled = false)")
 		case lookPath(prog) != nil:
 			rep.add(label, statusWarn, "install "+prog+" or fix the command", "program %q is not on PATH", prog)
 		case s.Dir != "" && !isDir(s.Dir):

@@ -56,6 +56,9 @@ func NewCmdSet(f *cmdutil.Factory, runF func(*SetOptions) error) *cobra.Command 
 			return setRun(opts)
 		},
 	}
+	// A value may be negative (a penalty of -0.5): after the key nothing
+	// is a flag.
+	cmd.Flags().SetInterspersed(false)
 	return cmd
 }
 

@@ -166,7 +166,12 @@ func TestSet(t *testing.T) {
 	if err := e.run("set", "research.local_document_roots", "~/a, ~/b"); err != nil {
 		t.Fatal(err)
 	}
+	// A negative value is a value, not a flag.
+	if err := e.run("set", "models.mini.parameters.presence_penalty", "-0.5"); err != nil {
+		t.Fatal(err)
+	}
 	got = e.read(t, "config.toml")
+	wantContains(t, "config.toml", got, "presence_penalty = -0.5")
 	wantContains(t, "config.toml", got, "# my asky settings", "# the everyday one", "max_turns = 30\nsummarization_model = \"mini\"\n", "[memory]\nrecall_top_k = 8\n", `local_document_roots = ["~/a", "~/b"]`)
 	cfg, err := e.f.Config()
 	if err != nil || cfg.Memory.RecallTopK != 8 || cfg.General.SummarizationModel != "mini" || len(cfg.Research.LocalDocumentRoots) != 2 {

@@ -40,14 +40,15 @@ func NewCmdQuery(f *cmdutil.Factory, runF func(context.Context, *QueryOptions) e
 			with their source and section. Any text is accepted: quotes,
 			AND/OR/NEAR, colons and dashes are searched as words.
 
-			Results are in fused-rank order. Each shows its relevance, from 0 to
-			1, comparable across queries: the weighted mean of "words" (the
-			share of the query's words found in the chunk, rare words counting
-			more) and "meaning" (the embedder's cosine similarity), weighted by
-			[research] dense_weight / lexical_weight. Chunks below --min-score
+			The fused rank picks the top K, shown best relevance first. The
+			relevance, from 0 to 1 and comparable across queries, is the
+			weighted mean of "words" (the share of the query's words found in
+			the chunk, rare words counting more) and "meaning" (the embedder's
+			cosine similarity), weighted by [research] dense_weight /
+			lexical_weight. Chunks below --min-score
 			(default [research] min_relevance) are left out; when none is left
 			the answer is "no good match". --json carries score (the relevance),
-			lexical, dense and rank (the fused rank score, 1 = first everywhere).
+			lexical, dense and rank (the fused rank score, 1 = first in both lists).
 		`),
 		Example: heredoc.Doc(`
 			$ asky corpus query "how does the pager roll back"

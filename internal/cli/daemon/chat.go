@@ -95,7 +95,8 @@ func newChat(ctx context.Context, opts *RunOptions, cfg *config.Config, dc daemo
 	if err != nil {
 		return nil, err
 	}
-	return &daemon.Chat{Service: daemon.NewService(runner, 0), Commands: opts.Commands, Uploads: up, Media: media}, nil
+	return &daemon.Chat{Service: daemon.NewService(runner, 0), Commands: opts.Commands, Uploads: up, Media: media,
+		CommandPrefix: cfg.XMPP.CommandPrefix}, nil
 }
 
 // mediaModels resolves [daemon] transcription_model and vision_model

@@ -259,3 +259,18 @@ func TestRunRefusals(t *testing.T) {
 		}
 	})
 }
+
+// `daemon start` showed why the daemon exited but dropped the hint the
+// daemon logged with it (a port in use: change [daemon.http] listen).
+func TestLogTailKeepsTheHint(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "daemon.log")
+	os.WriteFile(p, []byte("old line\nerror: listen tcp 127.0.0.1:8765: bind: address already in use\nhint: is another program using that port?\n"), 0o600)
+	msg, hint := logTail(p, 0)
+	if msg != "listen tcp 127.0.0.1:8765: bind: address already in use" || hint != "is another program using that port?" {
+		t.Fatalf("%q %q", msg, hint)
+	}
+	os.WriteFile(p, []byte("error: boom\n"), 0o600)
+	if msg, hint := logTail(p, 0); msg != "boom" || hint != "" {
+		t.Fatalf("%q %q", msg, hint)
+	}
+}

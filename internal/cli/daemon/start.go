@@ -106,7 +106,11 @@ func startRun(ctx context.Context, opts *StartOptions) error {
 	for {
 		select {
 		case <-exited:
-			return cmdutil.Errorf("see "+logFile, "the daemon exited at start: %s", logTail(logFile, logStart))
+			msg, hint := logTail(logFile, logStart)
+			if hint != "" {
+				hint += "; "
+			}
+			return cmdutil.Errorf(hint+"see "+logFile, "the daemon exited at start: %s", msg)
 		case <-ctx.Done():
 			_ = cmd.Process.Signal(syscall.SIGTERM)
 			return ctx.Err()
@@ -143,20 +147,27 @@ func healthy(ctx context.Context, client *http.Client, url string) bool {
 }
 
 // logTail returns the last error line the daemon wrote since from, which
-// is why it exited.
-func logTail(path string, from int64) string {
+// is why it exited, and the hint line after it (the next step, e.g. for
+// a port in use), if any.
+func logTail(path string, from int64) (msg, hint string) {
 	b, err := os.ReadFile(path)
 	if err != nil || int64(len(b)) < from {
-		return "no output"
+		return "no output", ""
 	}
 	lines := strings.Split(strings.TrimSpace(string(b[from:])), "\n")
 	for i := len(lines) - 1; i >= 0; i-- {
 		if strings.HasPrefix(lines[i], "error: ") {
-			return strings.TrimPrefix(lines[i], "error: ")
+			if i+1 < len(lines) {
+				hint = strings.TrimPrefix(lines[i+1], "hint: ")
+				if hint == lines[i+1] {
+					hint = ""
+				}
+			}
+			return strings.TrimPrefix(lines[i], "error: "), hint
 		}
 	}
 	if len(lines) > 0 && lines[len(lines)-1] != "" {
-		return lines[len(lines)-1]
+		return lines[len(lines)-1], ""
 	}
-	return "no output"
+	return "no output", ""
 }

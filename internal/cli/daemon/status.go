@@ -13,6 +13,7 @@ import (
 	"github.com/askygo/asky/internal/config"
 	"github.com/askygo/asky/internal/daemon"
 	"github.com/askygo/asky/internal/iostreams"
+	"github.com/askygo/asky/internal/render"
 )
 
 // StatusOptions are the inputs of `daemon status`.
@@ -95,11 +96,17 @@ func statusRun(_ context.Context, opts *StatusOptions) error {
 	}
 	tw := tabwriter.NewWriter(opts.IO.Out, 0, 0, 2, ' ', 0)
 	for _, s := range states {
-		line := fmt.Sprintf("  %s\t%s\tqueue %d", s.Name, s.State, s.QueueDepth)
-		if s.LastError != "" {
-			line += fmt.Sprintf("\tlast error %s ago: %s", opts.Now().Sub(s.LastErrorAt).Round(time.Second), s.LastError)
-		}
-		fmt.Fprintln(tw, line)
+		fmt.Fprintln(tw, stateLine(s, opts.Now()))
 	}
 	return tw.Flush()
+}
+
+// stateLine is one transport's row. The last error may quote a chat
+// server's words, so it is printed without terminal escapes.
+func stateLine(s daemon.TransportState, now time.Time) string {
+	line := fmt.Sprintf("  %s\t%s\tqueue %d", s.Name, s.State, s.QueueDepth)
+	if s.LastError != "" {
+		line += fmt.Sprintf("\tlast error %s ago: %s", now.Sub(s.LastErrorAt).Round(time.Second), render.SanitizeLine(s.LastError))
+	}
+	return line
 }

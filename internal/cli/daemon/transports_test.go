@@ -88,3 +88,13 @@ func TestUploadsIngestIntoTheCorpus(t *testing.T) {
 		t.Fatalf("sources %+v %v", srcs, err)
 	}
 }
+
+// A transport's last error may quote a server: status prints it without
+// the terminal escapes it carries.
+func TestStatusLastErrorIsSanitized(t *testing.T) {
+	now := time.Now()
+	got := stateLine(daemon.TransportState{Name: "xmpp", State: daemon.StateReconnecting, LastError: "stream error: \x1b]52;c;ZXZpbA==\x07gone", LastErrorAt: now.Add(-2 * time.Second)}, now)
+	if strings.ContainsAny(got, "\x1b\x07") || !strings.Contains(got, "last error 2s ago: stream error: ]52;c;ZXZpbA==gone") {
+		t.Fatalf("%q", got)
+	}
+}

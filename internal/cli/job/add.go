@@ -14,6 +14,7 @@ import (
 	"github.com/askygo/asky/internal/cli/cmdutil"
 	"github.com/askygo/asky/internal/iostreams"
 	"github.com/askygo/asky/internal/jobs"
+	"github.com/askygo/asky/internal/render"
 	"github.com/askygo/asky/internal/store"
 )
 
@@ -68,6 +69,9 @@ func NewCmdAdd(f *cmdutil.Factory, runF func(context.Context, *AddOptions) error
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.Question = strings.TrimSpace(strings.Join(args, " "))
+			if opts.Question == "" {
+				return cmdutil.FlagErrorf("the question is empty; usage: asky job add <question…> [--every …]")
+			}
 			n := 0
 			for _, s := range []string{opts.Every, opts.Cron, opts.At} {
 				if s != "" {
@@ -205,5 +209,5 @@ func describe(j *store.Job) string {
 	if j.Notify != "" {
 		s += ", answers to " + j.Notify
 	}
-	return s
+	return render.SanitizeLine(s)
 }

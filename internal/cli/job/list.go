@@ -13,6 +13,7 @@ import (
 
 	"github.com/askygo/asky/internal/cli/cmdutil"
 	"github.com/askygo/asky/internal/iostreams"
+	"github.com/askygo/asky/internal/render"
 	"github.com/askygo/asky/internal/store"
 )
 
@@ -142,7 +143,9 @@ func when(t *time.Time) string {
 }
 
 func oneLine(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
+	// Questions and run errors may carry terminal escapes (an error
+	// quoting a server's reply): one line, nothing for the terminal.
+	s = strings.Join(strings.Fields(render.SanitizeLine(s)), " ")
 	if r := []rune(s); len(r) > n {
 		return string(r[:n-1]) + "…"
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/askygo/asky/internal/cli/cmdutil"
 	"github.com/askygo/asky/internal/iostreams"
+	"github.com/askygo/asky/internal/jobs"
 	"github.com/askygo/asky/internal/store"
 )
 
@@ -43,7 +44,12 @@ func NewCmdRemove(f *cmdutil.Factory, runF func(context.Context, *RemoveOptions)
 			if err := st.DeleteJob(c.Context(), opts.ID); err != nil {
 				return cmdutil.WithHint(err, "see the ids with `asky job list`")
 			}
-			fmt.Fprintf(opts.IO.ErrOut, "removed job %d (its answers stay in history, session job-%d)\n", opts.ID, opts.ID)
+			name := jobs.SessionName(opts.ID)
+			if _, err := st.SessionByName(c.Context(), name); err != nil {
+				fmt.Fprintf(opts.IO.ErrOut, "removed job %d (it had no answers)\n", opts.ID)
+				return nil
+			}
+			fmt.Fprintf(opts.IO.ErrOut, "removed job %d (its answers stay in history, session %s)\n", opts.ID, name)
 			return nil
 		},
 	}

@@ -66,7 +66,7 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 		return cmdutil.WithHint(err, "see the ids with `asky job list`")
 	}
 	if opts.IO.IsStderrTTY() {
-		fmt.Fprintf(opts.IO.ErrOut, "running job %d: %s\n", j.ID, j.Question)
+		fmt.Fprintf(opts.IO.ErrOut, "running job %d: %s\n", j.ID, render.SanitizeLine(j.Question))
 	}
 	run, res, err := s.RunJob(ctx, j, "manual", 1)
 	if errors.Is(err, store.ErrJobBusy) {
@@ -79,7 +79,7 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 		fmt.Fprintln(opts.IO.Out, render.Sanitize(res.Answer))
 	}
 	if run.NotifyError != "" {
-		fmt.Fprintf(opts.IO.ErrOut, "warning: %s\n", run.NotifyError)
+		fmt.Fprintf(opts.IO.ErrOut, "warning: %s\n", render.SanitizeLine(run.NotifyError))
 	}
 	if run.Status != store.RunOK {
 		return cmdutil.Errorf("see `asky job show "+fmt.Sprint(j.ID)+"`", "job %d run %d: %s", j.ID, run.ID, run.Error)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/askygo/asky/internal/cli/cmdutil"
 	"github.com/askygo/asky/internal/iostreams"
+	"github.com/askygo/asky/internal/render"
 	"github.com/askygo/asky/internal/store"
 	"github.com/askygo/asky/internal/usage"
 )
@@ -73,7 +74,7 @@ func showRun(ctx context.Context, opts *ShowOptions) error {
 		return cmdutil.WriteJSON(opts.IO.Out, jj)
 	}
 	w := opts.IO.Out
-	fmt.Fprintf(w, "job %d: %s\n", j.ID, j.Question)
+	fmt.Fprintf(w, "job %d: %s\n", j.ID, render.SanitizeLine(j.Question))
 	fmt.Fprintf(w, "schedule: %s\n", describe(j))
 	fmt.Fprintf(w, "budget:   %s per run, %s\n", time.Duration(j.MaxSeconds)*time.Second, costLimit(j.MaxCostUSD))
 	fmt.Fprintf(w, "session:  %s\n", jj.Session)

@@ -58,20 +58,30 @@ func confirmRun(ctx context.Context, opts *ConfirmOptions) error {
 	if err != nil {
 		return err
 	}
-	var done, missing []int64
+	var done, already, missing []int64
 	for _, id := range opts.IDs {
-		err := st.ConfirmMemory(ctx, id)
+		m, err := st.GetMemory(ctx, id)
 		switch {
 		case errors.Is(err, store.ErrNotFound):
 			missing = append(missing, id)
+			continue
 		case err != nil:
 			return err
-		default:
-			done = append(done, id)
+		case !m.Unconfirmed:
+			// Saying "confirmed" would suggest it was waiting.
+			already = append(already, id)
+			continue
 		}
+		if err := st.ConfirmMemory(ctx, id); err != nil {
+			return err
+		}
+		done = append(done, id)
 	}
 	if len(done) > 0 {
 		fmt.Fprintf(opts.IO.Out, "confirmed %s %s\n", pluralWord(len(done), "memory", "memories"), joinIDs(done))
+	}
+	if len(already) > 0 {
+		fmt.Fprintf(opts.IO.Out, "%s %s %s already confirmed\n", pluralWord(len(already), "memory", "memories"), joinIDs(already), pluralWord(len(already), "was", "were"))
 	}
 	return missingIDs(missing)
 }

@@ -98,6 +98,15 @@ func editRun(ctx context.Context, opts *EditOptions) error {
 	if err != nil {
 		return err
 	}
+	if len(entries) == 0 && len(perrs) == 0 {
+		// An emptied file is an editor that crashed or saved nothing, as
+		// git takes an empty commit message: forgetting every memory
+		// takes `memory clear`.
+		if had, err := o.st.ListMemories(ctx, store.MemoryScope{All: true}); err != nil || len(had) > 0 {
+			_ = o.sync(ctx, "edit", true)
+			return cmdutil.Errorf("to forget every memory use `asky memory clear`", "memory edit: the file has no facts left; nothing was changed")
+		}
+	}
 	sum, err := mdmirror.Apply(ctx, o.st, o.svc, entries, perrs, mdmirror.Options{File: path, Exact: true, Removable: removable})
 	if err != nil {
 		return err

@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 
+	"github.com/askygo/asky/internal/cli/cmdutil"
 	"github.com/askygo/asky/internal/config"
 	"github.com/askygo/asky/internal/memory"
 	"github.com/askygo/asky/internal/memory/mdmirror"
@@ -71,6 +73,9 @@ func parseSource(path string, stdin io.Reader) ([]mdmirror.Entry, []mdmirror.Lin
 		return e, errs, nil
 	}
 	fi, err := os.Stat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil, cmdutil.Errorf("give a markdown file or a directory (e.g. one `asky memory export DIR` wrote)", "%s: no such file or directory", path)
+	}
 	if err != nil {
 		return nil, nil, err
 	}

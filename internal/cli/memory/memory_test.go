@@ -364,6 +364,9 @@ func TestConfirmUnconfirmedMemory(t *testing.T) {
 	if out := e.mustRun(t, "list"); strings.Contains(out, "unconfirmed") {
 		t.Fatalf("list after confirm:\n%s", out)
 	}
+	if out := e.mustRun(t, "confirm", "1"); out != "memory 1 was already confirmed\n" {
+		t.Fatalf("confirm again: %q", out)
+	}
 	if err := e.run(t, "confirm", "9"); exitCode(err) != cmdutil.ExitError || !strings.Contains(err.Error(), "no memory 9") {
 		t.Fatalf("unknown id: %v", err)
 	}

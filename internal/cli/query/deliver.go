@@ -88,7 +88,7 @@ func (sx *sessionTurn) deliverAnswer(ctx context.Context, res *turn.Result) {
 				a.Sources = append(a.Sources, s.URL)
 			}
 			var status string
-			if status, err = deliver.Push(ctx, opts.Factory.HTTPClient(), sx.cfg.PushData, spec, a, opts.Factory.Getenv); err == nil {
+			if status, err = deliver.Push(ctx, opts.Factory.HTTPClient(), sx.cfg.General.LLMUserAgent, sx.cfg.PushData, spec, a, opts.Factory.Getenv); err == nil {
 				fmt.Fprintf(opts.IO.ErrOut, "pushed the answer to %s (%s)\n", spec.Endpoint, status)
 			}
 		}

@@ -43,6 +43,10 @@ type Options struct {
 	ToolsReset   bool   // --tools reset: forget the session's tools-off list
 	JSON         bool
 
+	// StdinWait is how long to wait for the first byte of piped stdin
+	// before saying so (zero: stdinWaitNotice).
+	StdinWait time.Duration
+
 	// Remote is set for questions from the daemon (RunRemote): an
 	// extension that runs local commands (custom tools) must stay off
 	// unless enabled for remote use (reliability.md §3.8).

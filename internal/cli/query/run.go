@@ -2,10 +2,14 @@ package query
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -135,6 +139,24 @@ func coreRequest(opts *Options, sx *sessionTurn) compose.Request {
 // before asky stops waiting for more (tail -f never ends).
 const stdinIdle = time.Second
 
+// stdinWaitNotice is how long piped stdin may stay silent before asky
+// says it is waiting for it.
+const stdinWaitNotice = 3 * time.Second
+
+// firstByte notes when its reader has given any bytes.
+type firstByte struct {
+	r   io.Reader
+	got atomic.Bool
+}
+
+func (f *firstByte) Read(p []byte) (int, error) {
+	n, err := f.r.Read(p)
+	if n > 0 {
+		f.got.Store(true)
+	}
+	return n, err
+}
+
 // readStdin reads piped stdin up to limit bytes, never waiting for an EOF
 // that may not come (see iostreams.ReadPiped). Binary input is refused.
 func readStdin(opts *Options, limit int) (string, string, error) {
@@ -145,7 +167,25 @@ func readStdin(opts *Options, limit int) (string, string, error) {
 		limit = 100 << 10
 	}
 	idle := stdinIdle
-	buf, why, err := iostreams.ReadPiped(opts.IO.In, limit, idle)
+	// Before the first byte ReadPiped waits as long as the producer takes
+	// (`make 2>&1 | asky`), which looks like a hang when stdin is a pipe
+	// nobody writes to (a script, ssh, a `while read` loop): say so once.
+	in := &firstByte{r: opts.IO.In}
+	wait := cmp.Or(opts.StdinWait, stdinWaitNotice)
+	var mu sync.Mutex // the notice is written before readStdin returns, or never
+	read := false
+	waiting := time.AfterFunc(wait, func() {
+		mu.Lock()
+		defer mu.Unlock()
+		if !read && !in.got.Load() {
+			fmt.Fprintf(opts.IO.ErrOut, "notice: waiting for piped stdin (nothing after %s); to ask without it, add </dev/null\n", wait)
+		}
+	})
+	buf, why, err := iostreams.ReadPiped(in, limit, idle)
+	waiting.Stop()
+	mu.Lock()
+	read = true
+	mu.Unlock()
 	if err != nil {
 		return "", "", fmt.Errorf("read stdin: %w", err)
 	}

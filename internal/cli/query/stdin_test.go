@@ -58,3 +58,30 @@ func TestEndlessStdinDoesNotHang(t *testing.T) {
 		t.Fatal("tail -f log | asky hangs")
 	}
 }
+
+// A pipe nobody writes to (a script, ssh, a `while read` loop) looked
+// like a hang: asky waited silently for the first byte.
+func TestSilentStdinSaysItWaits(t *testing.T) {
+	ios, _, _, errOut := iostreams.Test()
+	pr, pw := io.Pipe()
+	ios.In = pr
+	go func() {
+		time.Sleep(300 * time.Millisecond)
+		_, _ = pw.Write([]byte("late"))
+		pw.Close()
+	}()
+	in, _, err := readStdin(&Options{IO: ios, StdinWait: 50 * time.Millisecond}, 100<<10)
+	if err != nil || in != "late" {
+		t.Fatalf("%q, %v", in, err)
+	}
+	if !strings.Contains(errOut.String(), "notice: waiting for piped stdin") || !strings.Contains(errOut.String(), "</dev/null") {
+		t.Fatalf("stderr %q", errOut)
+	}
+
+	// Input that arrives in time gets no notice.
+	ios, _, _, errOut = iostreams.Test()
+	ios.In = strings.NewReader("at once")
+	if in, _, _ := readStdin(&Options{IO: ios, StdinWait: 50 * time.Millisecond}, 100<<10); in != "at once" || errOut.Len() != 0 {
+		t.Fatalf("%q, stderr %q", in, errOut)
+	}
+}

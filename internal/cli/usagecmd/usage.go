@@ -18,6 +18,7 @@ import (
 
 	"github.com/askygo/asky/internal/cli/cmdutil"
 	"github.com/askygo/asky/internal/iostreams"
+	"github.com/askygo/asky/internal/render"
 	"github.com/askygo/asky/internal/store"
 	"github.com/askygo/asky/internal/usage"
 )
@@ -99,6 +100,12 @@ func run(ctx context.Context, opts *Options) error {
 		fmt.Fprintln(opts.IO.ErrOut, "no model calls recorded in this period; ask something, or widen it with --since all")
 		return nil
 	}
+	// Say the period the totals cover: the default is the last 30 days.
+	if rep.Since == nil {
+		fmt.Fprintln(opts.IO.Out, "Model calls, all recorded:")
+	} else {
+		fmt.Fprintf(opts.IO.Out, "Model calls since %s (--since %s):\n", rep.Since.Local().Format("2006-01-02 15:04"), opts.Since)
+	}
 	return printReport(opts.IO.Out, rep)
 }
 
@@ -108,7 +115,7 @@ const barWidth = 24
 func printReport(w io.Writer, rep usage.Report) error {
 	var buf bytes.Buffer
 	tw := tabwriter.NewWriter(&buf, 0, 0, 2, ' ', tabwriter.AlignRight)
-	header := []string{strings.ToUpper(rep.By), "CALLS", "PROMPT", "COMPLETION", "CACHE READ", "COST", "UNPRICED", ""}
+	header := []string{strings.ToUpper(rep.By), "CALLS", "PROMPT", "COMPLETION", "CACHE READ", "CACHE WRITE", "COST", "UNPRICED", ""}
 	bar := rep.By == "day"
 	if !bar {
 		header = header[:len(header)-1]
@@ -119,6 +126,10 @@ func printReport(w io.Writer, rep usage.Report) error {
 			return t.CostUSD
 		}
 		return float64(t.PromptTokens + t.CompletionTokens)
+	}
+	for i := range rep.Rows {
+		// Session names may come from a chat or carry terminal escapes.
+		rep.Rows[i].Key = render.SanitizeLine(rep.Rows[i].Key)
 	}
 	top, keyW := 0.0, max(len(header[0]), len(rep.Total.Key))
 	for _, r := range rep.Rows {
@@ -131,7 +142,7 @@ func printReport(w io.Writer, rep usage.Report) error {
 	header[0] = pad(header[0], keyW)
 	line := func(t usage.Totals, withBar bool) {
 		cells := []string{pad(t.Key, keyW), strconv.Itoa(t.Calls), count(t.PromptTokens), count(t.CompletionTokens),
-			count(t.CacheReadTokens), cost(t), strconv.Itoa(t.UnpricedCalls)}
+			count(t.CacheReadTokens), count(t.CacheWriteTokens), cost(t), strconv.Itoa(t.UnpricedCalls)}
 		if bar {
 			b := ""
 			if withBar && top > 0 {

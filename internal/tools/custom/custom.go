@@ -418,8 +418,10 @@ func (c *capped) Write(p []byte) (int, error) {
 func (c *capped) String() string { return c.buf.String() }
 
 // Tools returns the enabled tools of cfg sorted by name. remote drops the
-// tools not marked remote = true. Broken entries are returned as errors
-// (one per tool) so the caller can warn and go on.
+// tools not marked remote = true. A disabled entry is not looked at. Broken
+// entries, and ones whose working_dir is missing (config doctor marks them
+// failed, and every call would fail), are returned as errors (one per
+// tool) so the caller can warn and go on.
 func Tools(cfg map[string]config.CustomTool, home string, remote bool) ([]*Spec, []error) {
 	var out []*Spec
 	var errs []error
@@ -429,13 +431,22 @@ func Tools(cfg map[string]config.CustomTool, home string, remote bool) ([]*Spec,
 	}
 	sort.Strings(names)
 	for _, n := range names {
+		if e := cfg[n].Enabled; e != nil && !*e {
+			continue
+		}
 		s, err := Parse(n, cfg[n], home)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("[tool.%s]: %w", n, err))
 			continue
 		}
-		if !s.Enabled || (remote && !s.Remote) {
+		if remote && !s.Remote {
 			continue
+		}
+		if s.Dir != "" {
+			if fi, err := os.Stat(s.Dir); err != nil || !fi.IsDir() {
+				errs = append(errs, fmt.Errorf("[tool.%s]: working_dir %s does not exist; not offered", n, s.Dir))
+				continue
+			}
 		}
 		out = append(out, s)
 	}

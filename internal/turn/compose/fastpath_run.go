@@ -3,6 +3,7 @@ package compose
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -42,8 +43,7 @@ func (x *composer) fastPath(ctx context.Context, st *store.Store) (*turn.Result,
 	var answer string
 	switch fp.Kind {
 	case "name":
-		answer, err = fastSave(ctx, svc, "The user's name is "+fp.Arg+"; call them "+fp.Arg+".", []string{"name"},
-			"OK, I'll call you "+fp.Arg+".")
+		answer, err = fastName(ctx, st, svc, fp.Arg)
 	case "remember":
 		answer, err = fastSave(ctx, svc, fp.Arg, nil, "")
 	case "forget":
@@ -88,6 +88,43 @@ func fastSave(ctx context.Context, svc *memory.Service, text string, tags []stri
 	return fmt.Sprintf("%s (memory %d)", done, r.ID), nil
 }
 
+// nameFact is the memory the name fast path saves.
+const nameFact = "The user's name is "
+
+// fastName saves the user's name as a global memory, rewriting the one an
+// earlier "call me …" saved: after "call me Bob" then "call me Al" asky
+// must not keep both names to choose from.
+func fastName(ctx context.Context, st *store.Store, svc *memory.Service, name string) (string, error) {
+	text, done := nameFact+name+"; call them "+name+".", "OK, I'll call you "+name+"."
+	global, err := st.ListMemories(ctx, store.MemoryScope{})
+	if err != nil {
+		return "", err
+	}
+	var names []*store.Memory
+	for _, m := range global {
+		if !m.Unconfirmed && slices.Contains(m.Tags, "name") && strings.HasPrefix(m.Text, nameFact) {
+			names = append(names, m)
+		}
+	}
+	if len(names) == 0 {
+		return fastSave(ctx, svc, text, []string{"name"}, done)
+	}
+	if err := svc.Update(ctx, names[0], text, names[0].Tags); err != nil {
+		return "", err
+	}
+	// Earlier versions added a memory per name: keep one.
+	var stale []int64
+	for _, m := range names[1:] {
+		stale = append(stale, m.ID)
+	}
+	if len(stale) > 0 {
+		if _, err := st.DeleteMemories(ctx, stale); err != nil {
+			return "", err
+		}
+	}
+	return fmt.Sprintf("%s (updated memory %d)", done, names[0].ID), nil
+}
+
 // visibleMemories are the global memories and the session's.
 func (x *composer) visibleMemories(ctx context.Context, st *store.Store) ([]*store.Memory, error) {
 	scope := store.MemoryScope{}
@@ -107,7 +144,9 @@ func (x *composer) fastForget(ctx context.Context, st *store.Store, text string)
 	var hits []*store.Memory
 	needle := strings.ToLower(text)
 	for _, m := range all {
-		if strings.Contains(strings.ToLower(m.Text), needle) {
+		// "forget my name" means the memory "call me …" saved.
+		isName := needle == "my name" && slices.Contains(m.Tags, "name") && strings.HasPrefix(m.Text, nameFact)
+		if isName || strings.Contains(strings.ToLower(m.Text), needle) {
 			hits = append(hits, m)
 		}
 	}
@@ -115,6 +154,11 @@ func (x *composer) fastForget(ctx context.Context, st *store.Store, text string)
 		return fmt.Sprintf("I don't remember anything matching %q.", text), nil
 	}
 	list := memoryLines(hits)
+	if x.q.Remote {
+		// The remote policy keeps deletes on the machine (`memory delete`
+		// is refused over chat); "forget …" must not be the way around it.
+		return fmt.Sprintf("Forgetting is not available to remote questions; on the machine run `asky memory delete ID`. Matching:\n%s", list), nil
+	}
 	if len(hits) > 1 || x.q.Confirm != nil {
 		if x.q.Confirm == nil {
 			return fmt.Sprintf("%d memories match %q; say it more precisely, or delete by id with `asky memory delete ID`:\n%s", len(hits), text, list), nil

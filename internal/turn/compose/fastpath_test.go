@@ -118,6 +118,47 @@ func TestFastPathsAnswerWithoutTheModel(t *testing.T) {
 	}
 }
 
+// Over chat, "forget …" deletes nothing: the remote policy refuses memory
+// deletes, and the fast path is not a way around it.
+func TestRemoteForgetDeletesNothing(t *testing.T) {
+	core, _ := testCore(t, t.TempDir())
+	fixedModel(core, &scriptedClient{}, 32000)
+	ctx := context.Background()
+	if _, err := core.Run(ctx, Request{Question: "remember that I live in Lisbon"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	res, err := core.Run(ctx, Request{Question: "forget Lisbon", Remote: true}, nil)
+	if err != nil || !strings.Contains(res.Answer, "not available to remote questions") || !strings.Contains(res.Answer, "I live in Lisbon") {
+		t.Fatalf("res %+v err %v", res, err)
+	}
+	st, _ := core.Store()
+	if ms, _ := st.ListMemories(ctx, store.MemoryScope{}); len(ms) != 1 {
+		t.Fatalf("a remote forget deleted: %d memories left", len(ms))
+	}
+}
+
+// Earlier versions saved one memory per "call me …": the next name keeps
+// one and drops the others, so recall cannot offer two names.
+func TestNameFastPathKeepsOneName(t *testing.T) {
+	core, _ := testCore(t, t.TempDir())
+	fixedModel(core, &scriptedClient{}, 32000)
+	ctx := context.Background()
+	st, _ := core.Store()
+	for _, n := range []string{"Bob", "Al"} {
+		if _, err := st.SaveMemory(ctx, &store.Memory{Text: "The user's name is " + n + "; call them " + n + ".", Tags: []string{"name"}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res, err := core.Run(ctx, Request{Question: "call me Cy"}, nil)
+	if err != nil || !strings.Contains(res.Answer, "updated memory 1") {
+		t.Fatalf("res %+v err %v", res, err)
+	}
+	ms, _ := st.ListMemories(ctx, store.MemoryScope{})
+	if len(ms) != 1 || !strings.Contains(ms[0].Text, "call them Cy") {
+		t.Fatalf("memories %+v", ms)
+	}
+}
+
 func TestGlobalTriggerIsNotAFastPath(t *testing.T) {
 	core, _ := testCore(t, t.TempDir())
 	client := &scriptedClient{}

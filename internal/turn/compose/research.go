@@ -202,7 +202,7 @@ func preloadCorpus(ctx context.Context, cfg *config.Config, ix *research.Index, 
 		if rs := []rune(text); len(rs) > bootstrapSnippet {
 			text = string(rs[:bootstrapSnippet]) + "…"
 		}
-		fmt.Fprintf(&ev, "\n- Source: %s | relevance=%.3f\n  Evidence: %s", research.Handle(h.SourceID), h.Score, text)
+		fmt.Fprintf(&ev, "\n- Source: %s | relevance=%.3f\n  Evidence: %s", research.Handle(h.SourceID), h.Relevance, text)
 		r.Sources = append(r.Sources, tools.Source{URL: research.Handle(h.SourceID), Title: h.Title})
 	}
 	if ev.Len() > 0 {

@@ -145,8 +145,11 @@ func (t *Transport) setState(state string, err error) {
 // the token, anything else is usually the network. The library retries
 // with a capped backoff.
 func (t *Transport) pollError(err error) {
-	if errors.Is(err, bot.ErrorConflict) {
+	switch {
+	case errors.Is(err, bot.ErrorConflict):
 		err = fmt.Errorf("another program is polling this bot token (409 conflict); stop it or use a webhook-free bot: %w", err)
+	case errors.Is(err, bot.ErrorUnauthorized):
+		err = errors.New("the Telegram Bot API refused the bot token (401 unauthorized); check the variable named by daemon.telegram.token_env or token_cmd (the token @BotFather gave)")
 	}
 	t.setState(daemon.StateReconnecting, err)
 	// The library retries every few seconds: log a failure when it

@@ -235,6 +235,17 @@ func TestConflict409IsReportedAndRecovers(t *testing.T) {
 	}
 }
 
+func TestUnauthorized401SaysTheTokenIsRefused(t *testing.T) {
+	api := newFake(t)
+	api.failNext("getUpdates", apiError{Code: 401})
+	f := start(t, api, runnerFunc(echo), "", nil)
+	api.push(1, 42, 42, "after the refusal", nil)
+	waitSent(t, api, 42, 1)
+	if !strings.Contains(f.log.String(), "Bot API refused the bot token (401 unauthorized); check") {
+		t.Fatalf("log:\n%s", f.log)
+	}
+}
+
 func TestReplyContextAndVoice(t *testing.T) {
 	api := newFake(t)
 	var mu sync.Mutex

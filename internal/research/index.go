@@ -264,12 +264,7 @@ func (ix *Index) Search(ctx context.Context, query string, o SearchOptions) ([]H
 			lexErr = err
 			return
 		}
-		match, err := ix.lexicalMatch(ctx, query)
-		if err != nil {
-			lexErr = err
-			return
-		}
-		if lex, err = ix.St.SearchCorpusFTS(ctx, match, FieldWeights, o.Sources, pool); err != nil {
+		if lex, err = ix.lexicalSearch(ctx, query, o.Sources, pool); err != nil {
 			lexErr = fmt.Errorf("full-text search: %w", err)
 		}
 	}()
@@ -309,18 +304,20 @@ const (
 	commonTermMinChunks = 2000
 )
 
-// lexicalMatch builds the MATCH expression, dropping corpus-common terms.
-func (ix *Index) lexicalMatch(ctx context.Context, query string) (string, error) {
+// lexicalMatch builds the MATCH expression, dropping corpus-common terms,
+// and returns the terms' document frequencies and the chunk count (nil
+// and 0 for a one-term query).
+func (ix *Index) lexicalMatch(ctx context.Context, query string) (string, map[string]int, int, error) {
 	terms := QueryTerms(query)
 	if len(terms) < 2 {
-		return BuildMatch(query), nil
+		return BuildMatch(query), nil, 0, nil
 	}
 	df, total, err := ix.St.CorpusTermDocs(ctx, terms)
 	if err != nil {
-		return "", err
+		return "", nil, 0, err
 	}
 	if total < commonTermMinChunks {
-		return BuildMatch(query), nil
+		return BuildMatch(query), df, total, nil
 	}
 	drop := map[string]bool{}
 	for t, n := range df {
@@ -328,7 +325,7 @@ func (ix *Index) lexicalMatch(ctx context.Context, query string) (string, error)
 			drop[t] = true
 		}
 	}
-	return BuildMatchWithout(query, drop), nil
+	return BuildMatchWithout(query, drop), df, total, nil
 }
 
 func (ix *Index) fuse(ctx context.Context, lex []store.FTSHit, dense []Scored, exact map[int64]int, dw, lw float64, terms queryTerms, o SearchOptions) ([]Hit, error) {

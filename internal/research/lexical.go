@@ -1,0 +1,99 @@
+package research
+
+import (
+	"context"
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/askygo/asky/internal/store"
+)
+
+// prunedTermShare is the share of chunks above which a query term is
+// "non-essential" for MaxScore pruning (idf below ln(19) ≈ 2.9). FTS5
+// scores every row an OR query matches, so one such term makes bm25 cost
+// grow with its document frequency (≈300 ms at a million chunks).
+const prunedTermShare = 0.05
+
+// bm25K1 is FTS5's bm25 k1: a term's contribution to a row's score is at
+// most idf·(k1+1), however often it occurs and whatever the field weights.
+const bm25K1 = 1.2
+
+// lexicalSearch returns the top pool chunks by bm25 over the query's
+// terms. When the query mixes rare and common terms it avoids scoring
+// every row that holds only a common term (MaxScore): bm25 is a sum over
+// terms, so a row without any rare term scores at most the sum of the
+// common terms' upper bounds. It ranks the rows holding a rare term (those
+// with and without a common term, each with its full score), and when the
+// pool-th of them beats that bound the result is the full query's top
+// pool; otherwise it runs the full query.
+func (ix *Index) lexicalSearch(ctx context.Context, query string, sources []int64, pool int) ([]store.FTSHit, error) {
+	match, df, total, err := ix.lexicalMatch(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	if hits, ok, err := ix.prunedSearch(ctx, match, df, total, sources, pool); ok || err != nil {
+		return hits, err
+	}
+	return ix.St.SearchCorpusFTS(ctx, match, FieldWeights, sources, pool)
+}
+
+// prunedSearch is the MaxScore path of lexicalSearch; ok is false when it
+// does not apply or cannot prove its result equals the full query's.
+func (ix *Index) prunedSearch(ctx context.Context, match string, df map[string]int, total int, sources []int64, pool int) ([]store.FTSHit, bool, error) {
+	if total < commonTermMinChunks || match == "" {
+		return nil, false, nil
+	}
+	var rare, common []string
+	bound := 0.0
+	for _, q := range strings.Split(match, " OR ") {
+		n := df[strings.ReplaceAll(strings.Trim(q, `"`), `""`, `"`)]
+		if float64(n) <= prunedTermShare*float64(total) {
+			rare = append(rare, q)
+			continue
+		}
+		common = append(common, q)
+		// FTS5's idf, floored as FTS5 floors it.
+		idf := math.Max(1e-6, math.Log((float64(total)-float64(n)+0.5)/(float64(n)+0.5)))
+		bound += idf * (bm25K1 + 1)
+	}
+	if len(rare) == 0 || len(common) == 0 {
+		return nil, false, nil
+	}
+	rareOR := strings.Join(rare, " OR ")
+	// Rows with a rare term but no common one score as in the rare query;
+	// those below its top pool cannot enter the result. Rows with both are
+	// scored in full by the second query (FTS5 bm25 sums over the phrases
+	// of the expression, each with its own idf).
+	only, err := ix.St.SearchCorpusFTS(ctx, rareOR, FieldWeights, sources, pool)
+	if err != nil {
+		return nil, true, err
+	}
+	both, err := ix.St.SearchCorpusFTS(ctx, "("+rareOR+") AND ("+strings.Join(common, " OR ")+")", FieldWeights, sources, pool)
+	if err != nil {
+		return nil, true, err
+	}
+	score := make(map[int64]float64, len(only)+len(both))
+	for _, h := range only {
+		score[h.ChunkID] = h.BM25
+	}
+	for _, h := range both {
+		score[h.ChunkID] = h.BM25
+	}
+	hits := make([]store.FTSHit, 0, len(score))
+	for id, s := range score {
+		hits = append(hits, store.FTSHit{ChunkID: id, BM25: s})
+	}
+	sort.Slice(hits, func(i, j int) bool {
+		if hits[i].BM25 != hits[j].BM25 {
+			return hits[i].BM25 < hits[j].BM25
+		}
+		return hits[i].ChunkID < hits[j].ChunkID
+	})
+	// bm25 is negative in FTS5 (lower is better): a row with only common
+	// terms scores at least -bound. The margin covers float rounding.
+	if len(hits) < pool || -hits[pool-1].BM25 <= bound*(1+1e-9) {
+		return nil, false, nil
+	}
+	return hits[:pool], true, nil
+}

@@ -251,7 +251,7 @@ func classify(path string, err error) error {
 // reported before a model is paid for an answer that cannot be saved.
 // Only schema problems are returned; the disk is checked by the write.
 func (s *Store) CheckSchema(ctx context.Context) error {
-	for _, q := range []string{insertTurnSQL, insertMessageSQL, insertCallSQL} {
+	for _, q := range []string{insertTurnSQL, beginTurnSQL, insertMessageSQL, insertCallSQL} {
 		st, err := s.db.PrepareContext(ctx, q)
 		if err != nil {
 			var se *SchemaError

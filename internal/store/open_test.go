@@ -444,3 +444,23 @@ func TestOpenPathWithURICharacters(t *testing.T) {
 		}
 	}
 }
+
+// A database whose migration history does not match this build (a
+// development build numbered its migrations differently and already made
+// the tables) is refused with the file, the migration and a hint, and left
+// as it was.
+func TestOpenRefusesMismatchedMigrationHistory(t *testing.T) {
+	path := seedClosed(t, 1)
+	db, _ := sql.Open("sqlite", "file:"+path)
+	if _, err := db.Exec("PRAGMA user_version = 9"); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	me := assertRefused[*MigrationError](t, path)
+	if me.Migration != "0010_usage.sql" || !strings.Contains(me.Error(), "different asky build") || !strings.Contains(me.Error(), "already exists") {
+		t.Errorf("error = %v", me)
+	}
+	if h := me.Hint(); !strings.Contains(h, "mv "+path) || !strings.Contains(h, "ASKY_HOME") {
+		t.Errorf("hint = %q", h)
+	}
+}

@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/askygo/asky/internal/procid"
 )
 
 // Binding is the link between one shell (identified by the parent process
@@ -35,7 +37,7 @@ type bindingFile struct {
 // NewBinding returns the binding of the shell with process id ppid. The
 // directory is $XDG_RUNTIME_DIR/asky, or <tmp>/asky-<uid>.
 func NewBinding(getenv func(string) string, ppid int) *Binding {
-	return &Binding{dir: RuntimeDir(getenv), ppid: ppid, parentStart: processStart}
+	return &Binding{dir: RuntimeDir(getenv), ppid: ppid, parentStart: procid.Start}
 }
 
 // RuntimeDir is where binding files live.
@@ -136,25 +138,4 @@ func ensurePrivateDir(dir string) error {
 		return fmt.Errorf("%s is owned by another user; refusing to store session bindings there", dir)
 	}
 	return nil
-}
-
-// processStart reads the start time of pid from /proc (Linux); elsewhere it
-// returns "" and PID reuse is not detected.
-func processStart(pid int) string {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return ""
-	}
-	// The command name (field 2) may contain spaces; fields after its
-	// closing parenthesis are fixed. starttime is field 22.
-	s := string(data)
-	i := strings.LastIndexByte(s, ')')
-	if i < 0 {
-		return ""
-	}
-	fields := strings.Fields(s[i+1:])
-	if len(fields) < 20 {
-		return ""
-	}
-	return fields[19]
 }

@@ -44,7 +44,21 @@ func (s *Store) ListHistory(ctx context.Context, limit int) ([]HistoryEntry, err
 		e.CreatedAt, _ = time.Parse(time.RFC3339Nano, created)
 		out = append(out, e)
 	}
-	return out, s.wrap(rows.Err())
+	if err := rows.Err(); err != nil {
+		return nil, s.wrap(err)
+	}
+	for i := range out {
+		if out[i].Status == StatusPending {
+			reaped := s.reapQuietly(ctx)
+			for j := range out {
+				if reaped[out[j].ID] {
+					out[j].Status, out[j].Error = StatusInterrupted, interruptedByExit
+				}
+			}
+			break
+		}
+	}
+	return out, nil
 }
 
 // CountTurns returns the number of stored turns.

@@ -5,6 +5,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -232,12 +233,7 @@ func TestOpenRefusesForeignSQLite(t *testing.T) {
 }
 
 func TestOpenRefusesNewerSchema(t *testing.T) {
-	path := seedClosed(t, 1)
-	db, _ := sql.Open("sqlite", "file:"+path)
-	if _, err := db.Exec("PRAGMA user_version = 9999"); err != nil {
-		t.Fatal(err)
-	}
-	db.Close()
+	path := seedAtVersion(t, 9999)
 	ne := assertRefused[*NewerSchemaError](t, path)
 	if ne.Have != 9999 || ne.Support != LatestVersion() {
 		t.Fatalf("NewerSchemaError = %+v", ne)
@@ -443,4 +439,31 @@ func TestOpenPathWithURICharacters(t *testing.T) {
 			t.Errorf("stray file %s next to the home", e.Name())
 		}
 	}
+}
+
+// A database whose migration history does not match this build (a
+// development build numbered its migrations differently and already made
+// the tables) is refused with the file, the migration and a hint, and left
+// as it was.
+func TestOpenRefusesMismatchedMigrationHistory(t *testing.T) {
+	path := seedAtVersion(t, 9)
+	me := assertRefused[*MigrationError](t, path)
+	if me.Migration != "0010_usage.sql" || !strings.Contains(me.Error(), "different asky build") || !strings.Contains(me.Error(), "already exists") {
+		t.Errorf("error = %v", me)
+	}
+	if h := me.Hint(); !strings.Contains(h, "mv "+path) || !strings.Contains(h, "ASKY_HOME") {
+		t.Errorf("hint = %q", h)
+	}
+}
+
+// seedAtVersion is a closed database whose user_version says v.
+func seedAtVersion(t *testing.T, v int) string {
+	t.Helper()
+	path := seedClosed(t, 1)
+	db, _ := sql.Open("sqlite", "file:"+path)
+	defer db.Close()
+	if _, err := db.Exec(fmt.Sprintf("PRAGMA user_version = %d", v)); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }

@@ -2,7 +2,12 @@ package store
 
 import (
 	"context"
+	"os"
+	"os/exec"
+	"runtime"
+	"strconv"
 	"testing"
+	"time"
 )
 
 // BeginTurn saves the question before the model is asked; SaveTurn then
@@ -44,5 +49,67 @@ func TestBeginTurnThenSaveCompletesTheSameRow(t *testing.T) {
 	}
 	if got, err := s.GetTurn(ctx, id4); err != nil || got.Answer != "a" || got.Status != StatusComplete {
 		t.Fatalf("saved %+v %v", got, err)
+	}
+}
+
+// A pending row whose process was killed (kill -9) reads as interrupted,
+// and that is saved; a turn still running elsewhere stays pending.
+func TestPendingRowOfAGoneProcessReadsAsInterrupted(t *testing.T) {
+	ctx := context.Background()
+	s := openTest(t)
+	begin := func(q, owner string, created time.Time) int64 {
+		t.Helper()
+		id, err := s.BeginTurn(ctx, &Turn{Query: q, CreatedAt: created})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if owner != "self" {
+			if _, err := s.db.Exec(`UPDATE turns SET owner = ? WHERE id = ?`, owner, id); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return id
+	}
+	// A process that has exited: its PID is free.
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	if err := cmd.Run(); err != nil {
+		t.Fatal(err)
+	}
+	host, _ := os.Hostname()
+	now := time.Now()
+	running := begin("running here", "self", now)
+	killed := begin("killed", host+" "+strconv.Itoa(cmd.Process.Pid)+" 12345", now)
+	otherHost := begin("on another machine", "elsewhere 1 1", now)
+	oldOwnerless := begin("from an older asky, two days ago", "", now.Add(-48*time.Hour))
+	newOwnerless := begin("from an older asky, just now", "", now)
+	want := map[int64]string{running: StatusPending, killed: StatusInterrupted, otherHost: StatusPending,
+		oldOwnerless: StatusInterrupted, newOwnerless: StatusPending}
+	if runtime.GOOS == "linux" {
+		// This PID, but recorded with another start time: a reused PID.
+		reused := begin("pid reused", host+" "+strconv.Itoa(os.Getpid())+" 1", now)
+		want[reused] = StatusInterrupted
+	}
+
+	got, err := s.GetTurn(ctx, killed)
+	if err != nil || got.Status != StatusInterrupted || got.Error == "" {
+		t.Fatalf("show of a killed turn: %+v %v", got, err)
+	}
+	entries, err := s.ListHistory(ctx, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if e.Status != want[e.ID] {
+			t.Errorf("list: %q is %s, want %s", e.Query, e.Status, want[e.ID])
+		}
+		var saved string
+		_ = s.db.QueryRow(`SELECT status FROM turns WHERE id = ?`, e.ID).Scan(&saved)
+		if saved != want[e.ID] {
+			t.Errorf("stored: %q is %s, want %s", e.Query, saved, want[e.ID])
+		}
+	}
+	// The turn running here still completes its own row.
+	if id, err := s.SaveTurn(ctx, &Turn{ID: running, Query: "running here", Answer: "a"}); err != nil || id != running {
+		t.Fatalf("SaveTurn = %d %v", id, err)
 	}
 }

@@ -77,6 +77,29 @@ func (e *NewerSchemaError) Hint() string {
 	return "install a newer asky; the database was left untouched"
 }
 
+// MigrationError means a migration of this build failed on the database:
+// its history does not match this build's (typically a development build
+// numbered its migrations differently and already created the tables).
+// The migration ran in a transaction that was rolled back, so the file is
+// as it was.
+type MigrationError struct {
+	Path      string
+	Migration string // file name, e.g. 0010_usage.sql
+	From      int    // the database's schema version
+	Err       error
+}
+
+func (e *MigrationError) Error() string {
+	return fmt.Sprintf("database %s (schema v%d) was written by a different asky build: migration %s failed: %v", e.Path, e.From, e.Migration, e.Err)
+}
+func (e *MigrationError) Unwrap() error { return e.Err }
+
+// Hint tells the user how to continue without losing the file.
+func (e *MigrationError) Hint() string {
+	p := shellQuote(e.Path)
+	return fmt.Sprintf("it was left untouched; back it up and move it aside (mv %s %s.other) so asky creates a new one, or point ASKY_HOME elsewhere, or use the asky build that wrote it", p, p)
+}
+
 // DiskError reports a write that the disk or the file system refused
 // (full, quota, I/O error, read-only, cannot open). The transaction was
 // rolled back, so nothing was half-written.
@@ -228,6 +251,9 @@ func (s *Store) ts() string { return s.now().UTC().Format(time.RFC3339Nano) }
 // classify maps SQLite's corruption and disk codes to typed errors that
 // name the file and carry a hint.
 func classify(path string, err error) error {
+	if me := (*MigrationError)(nil); errors.As(err, &me) {
+		return err
+	}
 	var se *sqlite.Error
 	if errors.As(err, &se) {
 		switch se.Code() & 0xff {
@@ -251,7 +277,7 @@ func classify(path string, err error) error {
 // reported before a model is paid for an answer that cannot be saved.
 // Only schema problems are returned; the disk is checked by the write.
 func (s *Store) CheckSchema(ctx context.Context) error {
-	for _, q := range []string{insertTurnSQL, insertMessageSQL, insertCallSQL} {
+	for _, q := range []string{insertTurnSQL, beginTurnSQL, insertMessageSQL, insertCallSQL} {
 		st, err := s.db.PrepareContext(ctx, q)
 		if err != nil {
 			var se *SchemaError
@@ -273,7 +299,8 @@ func Classify(path string, err error) error {
 	var ce *CorruptError
 	var de *DiskError
 	var sce *SchemaError
-	if err == nil || errors.As(err, &ce) || errors.As(err, &de) || errors.As(err, &sce) {
+	var me *MigrationError
+	if err == nil || errors.As(err, &ce) || errors.As(err, &de) || errors.As(err, &sce) || errors.As(err, &me) {
 		return err
 	}
 	return classify(path, err)
@@ -358,6 +385,12 @@ func (s *Store) migrate(ctx context.Context, ms []migration) error {
 			continue
 		}
 		if _, err := tx.ExecContext(ctx, m.sql); err != nil {
+			var se *sqlite.Error
+			if errors.As(err, &se) && se.Code()&0xff == sqlite3.SQLITE_ERROR {
+				// A statement the schema refused (table already exists, no
+				// such column): not the disk, not a lock.
+				return &MigrationError{Path: s.path, Migration: m.name, From: v, Err: err}
+			}
 			return fmt.Errorf("migration %s: %w", m.name, err)
 		}
 	}

@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/askygo/asky/internal/procid"
 )
 
 // Turn is one question and its answer, with everything exchanged in between.
@@ -36,8 +38,8 @@ const (
 	StatusInterrupted = "interrupted"
 	StatusError       = "error"
 	// StatusPending is a question saved before its first model call whose
-	// turn has not finished: still running, or asky was killed (kill -9,
-	// power loss) before it could record anything else.
+	// turn has not finished. If its process was killed (kill -9, power
+	// loss), reading history turns it into interrupted (ReapPending).
 	StatusPending = "pending"
 )
 
@@ -73,6 +75,10 @@ var ErrNotFound = errors.New("not found")
 const (
 	insertTurnSQL = `INSERT INTO turns(session_id, created_at, model, query, input, answer, status, error, elapsed_ms, sources)
 		VALUES(?,?,?,?,?,?,?,?,?,?)`
+	// beginTurnSQL saves a pending question with the process that owns it
+	// (see ReapPending).
+	beginTurnSQL = `INSERT INTO turns(session_id, created_at, model, query, input, answer, status, error, elapsed_ms, sources, owner)
+		VALUES(?,?,?,?,?,'',?,'',0,'[]',?)`
 	insertMessageSQL = `INSERT INTO messages(turn_id, seq, role, content, tool_calls, tool_call_id, name) VALUES(?,?,?,?,?,?,?)`
 	insertCallSQL    = `INSERT INTO llm_calls(turn_id, created_at, purpose, model, prompt_tokens, completion_tokens, cost_usd, latency_ms) VALUES(?,?,?,?,?,?,?,?)`
 )
@@ -84,8 +90,8 @@ func (s *Store) BeginTurn(ctx context.Context, t *Turn) (int64, error) {
 	if t.CreatedAt.IsZero() {
 		t.CreatedAt = s.now()
 	}
-	res, err := s.db.ExecContext(ctx, insertTurnSQL, nullID(t.SessionID), t.CreatedAt.UTC().Format(time.RFC3339Nano), t.Model, t.Query, t.Input,
-		"", StatusPending, "", 0, "[]")
+	res, err := s.db.ExecContext(ctx, beginTurnSQL, nullID(t.SessionID), t.CreatedAt.UTC().Format(time.RFC3339Nano), t.Model, t.Query, t.Input,
+		StatusPending, procid.Self())
 	if err != nil {
 		return 0, fmt.Errorf("save question: %w", s.wrap(err))
 	}
@@ -171,6 +177,9 @@ func (s *Store) GetTurn(ctx context.Context, id int64) (*Turn, error) {
 	}
 	if err != nil {
 		return nil, s.wrap(err)
+	}
+	if t.Status == StatusPending && s.reapQuietly(ctx)[id] {
+		t.Status, t.Error = StatusInterrupted, interruptedByExit
 	}
 	rows, err := s.db.QueryContext(ctx, `SELECT role, content, tool_calls, tool_call_id, name FROM messages WHERE turn_id = ? ORDER BY seq`, id)
 	if err != nil {

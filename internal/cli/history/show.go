@@ -155,7 +155,7 @@ func showTTY(b *strings.Builder, opts *ShowOptions, t *store.Turn, sep bool) {
 		why := "(no answer was saved)"
 		switch t.Status {
 		case store.StatusPending:
-			why = "(no answer: the question was saved before asking, and the turn never finished; it is still running, or asky was killed)"
+			why = "(no answer yet: the turn is still running in another asky process)"
 		case store.StatusInterrupted:
 			why = "(no answer: interrupted before the model answered)"
 		}

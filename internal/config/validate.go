@@ -3,7 +3,10 @@ package config
 import (
 	"bytes"
 	"errors"
+	"fmt"
+	"os"
 	"reflect"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -172,4 +175,91 @@ func splitDotted(s string) []string {
 		out = append(out, strings.Trim(strings.TrimSpace(p), `"'`))
 	}
 	return out
+}
+
+// validate rejects values that parse but cannot work, all of them at once.
+func (c *Config) validate() error {
+	var errs []error
+	add := func(err error) {
+		if err != nil {
+			errs = append(errs, err)
+		}
+	}
+	add(c.validateMarkdownStyle())
+	add(c.XMPP.validate(func(k string) string { return c.origins[k] }))
+	for _, name := range sortedKeys(c.API) {
+		a := c.API[name]
+		if a.Type != "openai" && a.Type != "anthropic" {
+			path := []string{"api", name, "type"}
+			key := formatKey(path)
+			errs = append(errs, &ValueError{File: c.origins[key], Key: key, Line: c.keyLine(path),
+				Message: fmt.Sprintf("type must be \"openai\" or \"anthropic\", not %q", a.Type)})
+		}
+	}
+	// The typed tables' own checks name the offending key inside them.
+	type check struct {
+		table  []string
+		k, msg string
+	}
+	var checks []check
+	k, msg := c.Research.SourceShortlist.validate()
+	checks = append(checks, check{[]string{"research", "source_shortlist"}, k, msg})
+	k, msg = (SourceShortlist{BudgetSeconds: 1, QueryExpansionMode: c.Research.QueryExpansionMode, MaxSubQueries: c.Research.MaxSubQueries}).validate()
+	checks = append(checks, check{[]string{"research"}, k, msg})
+	k, msg = c.Research.validateEvidence()
+	checks = append(checks, check{[]string{"research"}, k, msg})
+	k, msg = c.QueryClassification.validate()
+	checks = append(checks, check{[]string{"query_classification"}, k, msg})
+	for _, ch := range checks {
+		if ch.k == "" {
+			continue
+		}
+		path := append(append([]string(nil), ch.table...), ch.k)
+		key := formatKey(path)
+		errs = append(errs, &ValueError{File: c.origins[key], Key: key, Line: c.keyLine(path), Message: ch.msg})
+	}
+	if key, msg := c.validateCost(); key != "" {
+		errs = append(errs, &ValueError{File: c.origins[key], Key: key, Line: c.keyLine(strings.Split(key, ".")), Message: msg})
+	}
+	add(c.validateExtras())
+	errs = append(errs, c.negativeValues()...)
+	return joinErrors(firstPerKey(errs))
+}
+
+// firstPerKey keeps one error per config key: the specific checks run
+// before the generic negative-number walk, so their message wins.
+func firstPerKey(errs []error) []error {
+	seen := map[string]bool{}
+	out := errs[:0]
+	for _, err := range errs {
+		var ve *ValueError
+		if errors.As(err, &ve) && ve.Key != "" {
+			if seen[ve.Key] {
+				continue
+			}
+			seen[ve.Key] = true
+		}
+		out = append(out, err)
+	}
+	return out
+}
+
+// markdownStyles are glamour's built-in style names.
+var markdownStyles = []string{"auto", "dark", "light", "dracula", "tokyo-night", "pink", "ascii", "notty"}
+
+// validateMarkdownStyle accepts a built-in style or a readable JSON style
+// file (a leading ~/ is the home directory).
+func (c *Config) validateMarkdownStyle() error {
+	s := c.General.MarkdownStyle
+	if s == "" || slices.Contains(markdownStyles, s) {
+		return nil
+	}
+	key := "general.markdown_style"
+	if !strings.HasSuffix(s, ".json") {
+		return &ValueError{File: c.origins[key], Key: key, Message: fmt.Sprintf("%q is not a style; use one of %s, or a glamour JSON style file", s, strings.Join(markdownStyles, ", "))}
+	}
+	if _, err := os.Stat(s); err != nil {
+		return &ValueError{File: c.origins[key], Key: key, Message: fmt.Sprintf("style file: %v", err)}
+	}
+	return nil
 }

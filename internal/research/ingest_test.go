@@ -216,6 +216,16 @@ func TestSearchHybrid(t *testing.T) {
 	if len(strict) > 1 {
 		t.Fatalf("min relevance kept %d", len(strict))
 	}
+	// Above every chunk's relevance nothing is kept, but the nearest chunk
+	// is still reported: the one a floorless top-1 search returns.
+	none, nearest, err := ix.SearchNearest(ctx, "pager journal bread", SearchOptions{TopK: 5, MinRelevance: 1.01})
+	if err != nil || len(none) != 0 {
+		t.Fatalf("floor above 1 kept %v (%v)", none, err)
+	}
+	top, err := ix.Search(ctx, "pager journal bread", SearchOptions{TopK: 1})
+	if err != nil || len(top) != 1 || nearest == nil || *nearest != top[0] {
+		t.Fatalf("nearest %+v, floorless top-1 %+v (%v)", nearest, top, err)
+	}
 }
 
 func TestFlatAndChromemAgree(t *testing.T) {

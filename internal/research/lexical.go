@@ -27,12 +27,9 @@ const bm25K1 = 1.2
 // with and without a common term, each with its full score), and when the
 // pool-th of them beats that bound the result is the full query's top
 // pool; otherwise it runs the full query.
-func (ix *Index) lexicalSearch(ctx context.Context, query string, sources []int64, pool int) ([]store.FTSHit, error) {
-	match, df, total, err := ix.lexicalMatch(ctx, query)
-	if err != nil {
-		return nil, err
-	}
-	if hits, ok, err := ix.prunedSearch(ctx, match, df, total, sources, pool); ok || err != nil {
+func (ix *Index) lexicalSearch(ctx context.Context, query string, td termDocs, sources []int64, pool int) ([]store.FTSHit, error) {
+	match := lexicalMatch(query, td)
+	if hits, ok, err := ix.prunedSearch(ctx, match, td.df, td.total, sources, pool); ok || err != nil {
 		return hits, err
 	}
 	return ix.St.SearchCorpusFTS(ctx, match, FieldWeights, sources, pool)

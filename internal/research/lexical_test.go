@@ -42,7 +42,8 @@ func TestLexicalSearchPrunesCommonTerms(t *testing.T) {
 	}
 	ix := &Index{St: st}
 	q := "how does the pager handle plain text"
-	match, df, total, err := ix.lexicalMatch(ctx, q)
+	_, td, err := ix.weighQuery(ctx, q)
+	match, df, total := lexicalMatch(q, td), td.df, td.total
 	if err != nil || total != 3000 || df["plain"] != 300 || df["pager"] != 40 {
 		t.Fatalf("%s %v %d %v", match, df, total, err)
 	}
@@ -60,7 +61,7 @@ func TestLexicalSearchPrunesCommonTerms(t *testing.T) {
 			// below what "plain" alone can reach, so it is not proved.
 			t.Errorf("pool %d: pruned = %v", pool, pruned)
 		}
-		got, err := ix.lexicalSearch(ctx, q, nil, pool)
+		got, err := ix.lexicalSearch(ctx, q, td, nil, pool)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -88,8 +88,18 @@ func stem(w string) string {
 	return w
 }
 
-// weighQuery looks up the document frequencies of the query's terms.
-func (ix *Index) weighQuery(ctx context.Context, query string) (queryTerms, error) {
+// termDocs holds the document frequencies of a query's terms and their
+// stems, and the chunk count, read once per query: the lookup walks each
+// term's whole doclist (tens of milliseconds at a million chunks), and
+// both the keyword query and the weighing need it.
+type termDocs struct {
+	df    map[string]int
+	total int
+}
+
+// weighQuery looks up the document frequencies of the query's terms (and
+// their stems) and weighs the terms.
+func (ix *Index) weighQuery(ctx context.Context, query string) (queryTerms, termDocs, error) {
 	terms := QueryTerms(query)
 	lookup := slices.Clone(terms)
 	for _, t := range terms {
@@ -99,7 +109,7 @@ func (ix *Index) weighQuery(ctx context.Context, query string) (queryTerms, erro
 	}
 	df, total, err := ix.St.CorpusTermDocs(ctx, lookup)
 	if err != nil {
-		return queryTerms{}, err
+		return queryTerms{}, termDocs{}, err
 	}
-	return newQueryTerms(terms, df, total), nil
+	return newQueryTerms(terms, df, total), termDocs{df: df, total: total}, nil
 }

@@ -115,16 +115,10 @@ func queryRun(ctx context.Context, opts *QueryOptions) error {
 	if err != nil {
 		return err
 	}
-	hits, err := ix.Search(ctx, opts.Text, research.SearchOptions{TopK: opts.TopK, Sources: ids, MinRelevance: floor})
+	// The nearest chunk says how far from the floor an empty answer was.
+	hits, best, err := ix.SearchNearest(ctx, opts.Text, research.SearchOptions{TopK: opts.TopK, Sources: ids, MinRelevance: floor})
 	if err != nil {
 		return err
-	}
-	var best []research.Hit
-	if len(hits) == 0 && floor > 0 {
-		// Say how far the nearest chunk is from the floor.
-		if best, err = ix.Search(ctx, opts.Text, research.SearchOptions{TopK: 1, Sources: ids}); err != nil {
-			return err
-		}
 	}
 	if ix.Missing > 0 && !opts.JSON {
 		fmt.Fprintf(opts.IO.ErrOut, "note: %d chunks have no vectors for the current embedder (keyword search only for them); run `asky corpus reindex`\n", ix.Missing)
@@ -137,8 +131,8 @@ func queryRun(ctx context.Context, opts *QueryOptions) error {
 		return cmdutil.WriteJSON(opts.IO.Out, map[string]any{"results": res, "min_score": floor})
 	}
 	if len(res) == 0 {
-		if len(best) > 0 {
-			fmt.Fprintf(opts.IO.ErrOut, "no good match: the nearest chunk has relevance %.2f, below the %.2f floor\n", best[0].Relevance, floor)
+		if best != nil && floor > 0 {
+			fmt.Fprintf(opts.IO.ErrOut, "no good match: the nearest chunk has relevance %.2f, below the %.2f floor\n", best.Relevance, floor)
 			fmt.Fprintln(opts.IO.ErrOut, "hint: try other words, or `--min-score 0` to see the nearest chunks anyway")
 			return nil
 		}

@@ -52,27 +52,49 @@ func Load(fsys fs.FS, name string) (*Model, error) {
 	if err != nil {
 		return nil, fmt.Errorf("tokenizer %s: %w", tokPath, unwrapPath(err))
 	}
-	tokens, err := parseTokenizer(tj)
-	if err != nil {
-		return nil, fmt.Errorf("tokenizer %s: %w", tokPath, err)
+	// The weights (read, decode, hash) and the tokenizer (JSON) take
+	// about as long as each other: do them on two cores, since every cold
+	// query with the builtin model waits for both.
+	type weighed struct {
+		m   *Model
+		sum string
+		err error
 	}
-	st, err := fs.ReadFile(fsys, WeightsFile)
-	if err != nil {
-		return nil, fmt.Errorf("weights %s: %w", wPath, unwrapPath(err))
+	wc := make(chan weighed, 1)
+	go func() {
+		st, err := fs.ReadFile(fsys, WeightsFile)
+		if err != nil {
+			wc <- weighed{err: fmt.Errorf("weights %s: %w", wPath, unwrapPath(err))}
+			return
+		}
+		m, err := parseWeights(st)
+		if err != nil {
+			wc <- weighed{err: fmt.Errorf("weights %s: %w", wPath, err)}
+			return
+		}
+		h := sha256.New()
+		h.Write(tj)
+		h.Write(st)
+		wc <- weighed{m: m, sum: hex.EncodeToString(h.Sum(nil))}
+	}()
+	tokens, tokErr := parseTokenizer(tj)
+	w := <-wc
+	if tokErr != nil {
+		return nil, fmt.Errorf("tokenizer %s: %w", tokPath, tokErr)
 	}
-	m, err := parseWeights(st, len(tokens))
-	if err != nil {
-		return nil, fmt.Errorf("weights %s: %w", wPath, err)
+	if w.err != nil {
+		return nil, w.err
+	}
+	m := w.m
+	if n := len(m.scale); n != len(tokens) {
+		return nil, fmt.Errorf("weights %s: embeddings have %d rows but the tokenizer has %d tokens (mismatched files?)", wPath, n, len(tokens))
 	}
 	m.Tokens = tokens
 	m.wp = NewWordPiece(tokens)
 	if m.wp.unk < 0 {
 		return nil, fmt.Errorf("tokenizer %s: vocabulary has no [UNK] token", tokPath)
 	}
-	h := sha256.New()
-	h.Write(tj)
-	h.Write(st)
-	m.SHA256 = hex.EncodeToString(h.Sum(nil))
+	m.SHA256 = w.sum
 	return m, nil
 }
 

@@ -110,7 +110,7 @@ func f16(h uint16) float32 {
 }
 
 // parseWeights builds the int8 table from the "embeddings" tensor.
-func parseWeights(b []byte, vocab int) (*Model, error) {
+func parseWeights(b []byte) (*Model, error) {
 	ts, err := readSafetensors(b)
 	if err != nil {
 		return nil, err
@@ -128,9 +128,6 @@ func parseWeights(b []byte, vocab int) (*Model, error) {
 		return nil, fmt.Errorf("embeddings shape %v, want [vocab, dim]", emb.Shape)
 	}
 	n, dim := emb.Shape[0], emb.Shape[1]
-	if n != vocab {
-		return nil, fmt.Errorf("embeddings have %d rows but the tokenizer has %d tokens (mismatched files?)", n, vocab)
-	}
 	m := &Model{Dim: dim, scale: make([]float32, n)}
 	var weights []float32
 	if w, ok := ts["weights"]; ok {

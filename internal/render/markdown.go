@@ -120,6 +120,17 @@ func SanitizeLine(s string) string {
 	}, s)
 }
 
+// Clip is SanitizeLine for a table cell of at most n characters: runs of
+// white space become one space and a longer text ends in "…" (cut on a
+// rune boundary, never inside a UTF-8 sequence).
+func Clip(s string, n int) string {
+	s = strings.Join(strings.Fields(SanitizeLine(s)), " ")
+	if r := []rune(s); n > 0 && len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
+}
+
 func isUnsafe(r rune) bool {
 	switch {
 	case r == '\n' || r == '\t':

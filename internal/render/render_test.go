@@ -144,3 +144,20 @@ func TestLightStyleRendersDifferently(t *testing.T) {
 		t.Error("light and dark styles render the same")
 	}
 }
+
+func TestClip(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		n    int
+		want string
+	}{
+		{"short", 10, "short"},
+		{"two\nlines\t here", 20, "two lines here"},
+		{"héllo wörld", 5, "héll…"},
+		{"\x1b]52;c;aGk=\x07copied", 20, "]52;c;aGk=copied"},
+	} {
+		if got := Clip(tc.in, tc.n); got != tc.want {
+			t.Errorf("Clip(%q, %d) = %q, want %q", tc.in, tc.n, got, tc.want)
+		}
+	}
+}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strconv"
-	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -77,7 +76,7 @@ func listRun(ctx context.Context, opts *ListOptions) error {
 		if len(j.Runs) > 0 {
 			last = j.Runs[0].Status + " " + j.Runs[0].Started.Local().Format("01-02 15:04")
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\n", j.ID, j.Schedule, when(j.NextRun), last, oneLine(j.Question, 60))
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\n", j.ID, j.Schedule, when(j.NextRun), last, render.Clip(j.Question, 60))
 	}
 	return tw.Flush()
 }
@@ -140,14 +139,4 @@ func when(t *time.Time) string {
 		return "-"
 	}
 	return t.Local().Format("2006-01-02 15:04")
-}
-
-func oneLine(s string, n int) string {
-	// Questions and run errors may carry terminal escapes (an error
-	// quoting a server's reply): one line, nothing for the terminal.
-	s = strings.Join(strings.Fields(render.SanitizeLine(s)), " ")
-	if r := []rune(s); len(r) > n {
-		return string(r[:n-1]) + "…"
-	}
-	return s
 }

@@ -103,7 +103,7 @@ func showRun(ctx context.Context, opts *ShowOptions) error {
 			}
 			note += r.NotifyError
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.ID, r.Started.Local().Format("2006-01-02 15:04:05"), r.Trigger, r.Status, dur, cost, hist, oneLine(note, 100))
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.ID, r.Started.Local().Format("2006-01-02 15:04:05"), r.Trigger, r.Status, dur, cost, hist, render.Clip(note, 100))
 	}
 	return tw.Flush()
 }

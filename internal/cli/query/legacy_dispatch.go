@@ -13,6 +13,7 @@ import (
 	"github.com/askygo/asky/internal/cli/history"
 	clisession "github.com/askygo/asky/internal/cli/session"
 	"github.com/askygo/asky/internal/config"
+	"github.com/askygo/asky/internal/render"
 	"github.com/askygo/asky/internal/userprompt"
 )
 
@@ -190,6 +191,6 @@ func listPrompts(opts *Options, cfg *config.Config, prefix string) {
 		return
 	}
 	for _, k := range keys {
-		fmt.Fprintf(opts.IO.Out, "/%-16s %s\n", k, oneLine(cfg.UserPrompts[k], 70))
+		fmt.Fprintf(opts.IO.Out, "/%-16s %s\n", k, render.Clip(cfg.UserPrompts[k], 70))
 	}
 }

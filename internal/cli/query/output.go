@@ -82,7 +82,7 @@ func (o *output) event(ev turn.Event) {
 			if ev.OK {
 				o.errLocked(fmt.Sprintf("  ✓ %s %s", ev.Tool, ev.Elapsed.Round(time.Millisecond)))
 			} else {
-				o.errLocked(fmt.Sprintf("  ✗ %s %s: %s", ev.Tool, ev.Elapsed.Round(time.Millisecond), render.Sanitize(oneLine(ev.Err, 160))))
+				o.errLocked(fmt.Sprintf("  ✗ %s %s: %s", ev.Tool, ev.Elapsed.Round(time.Millisecond), render.Clip(ev.Err, 160)))
 			}
 		}
 		o.setStatus("thinking")
@@ -238,14 +238,6 @@ func jsonResult(res *turn.Result) map[string]any {
 		"usage":      map[string]int{"prompt_tokens": res.Usage.PromptTokens, "completion_tokens": res.Usage.CompletionTokens},
 		"elapsed_ms": res.Elapsed.Milliseconds(),
 	}
-}
-
-func oneLine(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if len(s) > n {
-		return s[:n] + "…"
-	}
-	return s
 }
 
 // JSONResult is the `asky query --json` object for res, so the daemon's

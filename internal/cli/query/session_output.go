@@ -10,6 +10,7 @@ import (
 
 	"github.com/askygo/asky/internal/cli/session"
 	"github.com/askygo/asky/internal/clipboard"
+	"github.com/askygo/asky/internal/render"
 	"github.com/askygo/asky/internal/report"
 	"github.com/askygo/asky/internal/turn"
 )
@@ -88,7 +89,7 @@ func reportTitle(words []string) string {
 	if q == "" {
 		return "asky answer"
 	}
-	return oneLine(q, 100)
+	return render.Clip(q, 100)
 }
 
 // report writes the HTML report and, with --open, opens it. Failures are

@@ -395,3 +395,22 @@ func TestLoadXMPPValues(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+// DocumentRoots expands ~ for every consumer (the remote policy, chat
+// uploads), while the loaded value stays as written.
+func TestDocumentRootsExpandHome(t *testing.T) {
+	_, getenv := home(t, map[string]string{"config.toml": "[research]\nlocal_document_roots = [\"~/docs\", \"/srv/papers\"]\n"})
+	env := func(k string) string {
+		if k == "HOME" {
+			return "/home/u"
+		}
+		return getenv(k)
+	}
+	cfg, err := Load(env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := cfg.DocumentRoots(env); len(got) != 2 || got[0] != "/home/u/docs" || got[1] != "/srv/papers" {
+		t.Fatalf("roots = %v", got)
+	}
+}

@@ -43,3 +43,14 @@ func expandHome(p string, getenv func(string) string) string {
 	}
 	return p
 }
+
+// DocumentRoots is [research] local_document_roots with a leading ~
+// expanded (the values stay as written for `config get`): what the remote
+// policy and chat uploads compare resolved paths against.
+func (c *Config) DocumentRoots(getenv func(string) string) []string {
+	roots := make([]string, 0, len(c.Research.LocalDocumentRoots))
+	for _, r := range c.Research.LocalDocumentRoots {
+		roots = append(roots, expandHome(r, getenv))
+	}
+	return roots
+}

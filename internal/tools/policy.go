@@ -2,7 +2,6 @@ package tools
 
 import (
 	"path/filepath"
-	"strings"
 )
 
 // Remote is the policy for questions from a remote client (the daemon's
@@ -82,15 +81,4 @@ func (p Remote) Apply(reg *Registry) []string {
 	}
 	reg.Remove(removed...)
 	return removed
-}
-
-// ExpandHome turns a leading ~ into home, for configured roots.
-func ExpandHome(p, home string) string {
-	if p == "~" {
-		return home
-	}
-	if rest, ok := strings.CutPrefix(p, "~/"); ok && home != "" {
-		return filepath.Join(home, rest)
-	}
-	return p
 }

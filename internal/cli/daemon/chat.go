@@ -140,11 +140,8 @@ func mediaModels(ctx context.Context, f *cmdutil.Factory, cfg *config.Config, dc
 // session (linkUploads).
 func uploads(opts *RunOptions, cfg *config.Config) *daemon.Uploads {
 	dir := filepath.Join(cfg.Paths.DataDir, "research-corpus")
-	if roots := cfg.Research.LocalDocumentRoots; len(roots) > 0 && strings.TrimSpace(roots[0]) != "" {
+	if roots := cfg.DocumentRoots(opts.Factory.Getenv); len(roots) > 0 && strings.TrimSpace(roots[0]) != "" {
 		dir = roots[0]
-		if dir == "~" || strings.HasPrefix(dir, "~/") {
-			dir = filepath.Join(opts.Factory.Getenv("HOME"), dir[1:])
-		}
 	}
 	return &daemon.Uploads{Dir: filepath.Join(dir, "uploads"), Ingest: func(ctx context.Context, conversation string, paths []string) (string, error) {
 		ios, _, out, errOut := iostreams.Test()

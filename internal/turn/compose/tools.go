@@ -49,10 +49,5 @@ func buildTools(ctx context.Context, x *composer, req *turn.Request) (*tools.Reg
 
 // remotePolicy is what a question from the daemon may use.
 func (x *composer) remotePolicy() tools.Remote {
-	var roots []string
-	for _, r := range x.cfg.Research.LocalDocumentRoots {
-		roots = append(roots, tools.ExpandHome(r, x.Getenv("HOME")))
-	}
-	roots = append(roots, x.q.RemoteRoots...)
-	return tools.Remote{Roots: roots}
+	return tools.Remote{Roots: append(x.cfg.DocumentRoots(x.Getenv), x.q.RemoteRoots...)}
 }

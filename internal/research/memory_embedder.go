@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"strings"
+	"sync"
 
 	"github.com/askygo/asky/internal/config"
 )
@@ -39,6 +40,35 @@ type MemoryVectors interface {
 	Embed(ctx context.Context, texts []string) ([][]float32, error)
 }
 
+// lazyStatic loads the compiled-in model the first time a memory is saved
+// or recalled: listing, deleting or confirming memories never needs it,
+// and loading it costs tens of milliseconds.
+type lazyStatic struct {
+	load func() (*StaticMemoryEmbedder, error)
+}
+
+// Fingerprint loads the model; the compiled-in model is checked by tests,
+// so a load failure here means a broken build, named by Embed's error.
+func (l *lazyStatic) Fingerprint() string {
+	m, err := l.load()
+	if err != nil {
+		return "builtin/" + StaticModelName + ";unavailable"
+	}
+	return m.Fingerprint()
+}
+
+// Embed loads the model on first use.
+func (l *lazyStatic) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	m, err := l.load()
+	if err != nil {
+		return nil, err
+	}
+	return m.Embed(ctx, texts)
+}
+
+// RecallFloor is the static embedder's own recall floor.
+func (l *lazyStatic) RecallFloor() float64 { return staticRecallFloor }
+
 // ForMemory returns the embedder memory should use, or nil. The builtin
 // static embedder and real providers (Ollama, OpenAI-compatible) are
 // used; hash-v1 is lexical, and memory's own lexical measure is tuned for
@@ -51,11 +81,17 @@ func ForMemory(e config.Embedding, hc func() *http.Client, getenv func(string) s
 		if e.Model == "hash-v1" {
 			return nil, nil
 		}
-		emb, err := NewEmbedder(e, nil, getenv)
-		if err != nil {
+		if e.Model != "" && e.Model != StaticModelName {
+			_, err := NewEmbedder(e, nil, getenv) // an unknown builtin name: its error, nothing loaded
 			return nil, err
 		}
-		return &StaticMemoryEmbedder{MemoryEmbedder{e: emb}}, nil
+		return &lazyStatic{load: sync.OnceValues(func() (*StaticMemoryEmbedder, error) {
+			emb, err := NewBuiltinStatic()
+			if err != nil {
+				return nil, err
+			}
+			return &StaticMemoryEmbedder{MemoryEmbedder{e: emb}}, nil
+		})}, nil
 	case "static":
 		emb, err := NewStaticDir(e)
 		if err != nil {

@@ -207,6 +207,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		db.Close()
 		return nil, classify(path, err)
 	}
+	s.reapQuietly(ctx)
 	return s, nil
 }
 

@@ -61,11 +61,7 @@ func (x *composer) shortlistStage(ctx context.Context, req *turn.Request, emit f
 			emit(turn.Event{Kind: turn.EventNotice, Text: "shortlist without web search: " + err.Error()})
 		}
 	}
-	if emb, err := research.NewEmbedder(x.cfg.Research.Embedding, x.HTTPClient(), x.Getenv); err == nil {
-		sl.Embedder = emb
-	} else {
-		emit(turn.Event{Kind: turn.EventDebug, Text: "shortlist scores lexically: " + err.Error()})
-	}
+	sl.Embedder, sl.Fallback = x.shortlistEmbedders()
 	in := shortlist.Input{Prompt: req.Query}
 	if x.q.ResearchSet {
 		in.SubQueries = x.expand(ctx, req, emit)
@@ -101,6 +97,25 @@ func (x *composer) shortlistStage(ctx context.Context, req *turn.Request, emit f
 	}
 	dedupSources(req)
 	return nil
+}
+
+// shortlistEmbedders are the configured corpus embedder, which also
+// scores the shortlist (issue 13: one embedder for corpus, memory and
+// shortlist), and the builtin as its fallback when it is not the builtin
+// itself. Both load only when a run has candidates to score.
+func (x *composer) shortlistEmbedders() (emb, fallback shortlist.Embedder) {
+	cfg := x.cfg.Research.Embedding
+	emb = shortlist.Lazy(func() (shortlist.Embedder, error) {
+		e, err := research.NewEmbedder(cfg, x.HTTPClient(), x.Getenv)
+		if err != nil {
+			return nil, err
+		}
+		return e, nil
+	})
+	if p := strings.ToLower(cfg.Provider); (p == "" || p == "builtin") && (cfg.Model == "" || cfg.Model == research.StaticModelName) {
+		return emb, nil
+	}
+	return emb, shortlist.Lazy(func() (shortlist.Embedder, error) { return research.NewBuiltinStatic() })
 }
 
 // corpusDocs are the preloaded corpus documents as shortlist candidates

@@ -67,6 +67,16 @@ type WebDeps struct {
 	ContextChars int
 	// MaxLinks caps get_url_details links (limits.max_url_detail_links).
 	MaxLinks int
+	// Rankers rank extract_links results by similarity to the query,
+	// tried in order (the configured corpus embedder, then the builtin);
+	// none, or all failing: hash-v1.
+	Rankers []TextEmbedder
+}
+
+// TextEmbedder turns text into vectors; research.Embedder satisfies it.
+type TextEmbedder interface {
+	EmbedDocuments(ctx context.Context, texts []string) ([][]float32, error)
+	EmbedQuery(ctx context.Context, text string) ([]float32, error)
 }
 
 const (

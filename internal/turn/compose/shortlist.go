@@ -61,7 +61,7 @@ func (x *composer) shortlistStage(ctx context.Context, req *turn.Request, emit f
 			emit(turn.Event{Kind: turn.EventNotice, Text: "shortlist without web search: " + err.Error()})
 		}
 	}
-	sl.Embedder, sl.Fallback = x.shortlistEmbedders()
+	sl.Embedder, sl.Fallback = x.semanticEmbedders()
 	in := shortlist.Input{Prompt: req.Query}
 	if x.q.ResearchSet {
 		in.SubQueries = x.expand(ctx, req, emit)
@@ -99,11 +99,12 @@ func (x *composer) shortlistStage(ctx context.Context, req *turn.Request, emit f
 	return nil
 }
 
-// shortlistEmbedders are the configured corpus embedder, which also
-// scores the shortlist (issue 13: one embedder for corpus, memory and
-// shortlist), and the builtin as its fallback when it is not the builtin
-// itself. Both load only when a run has candidates to score.
-func (x *composer) shortlistEmbedders() (emb, fallback shortlist.Embedder) {
+// semanticEmbedders are the configured corpus embedder, which also scores
+// the shortlist and ranks extract_links (one embedder for corpus, memory,
+// shortlist and links), and the builtin as its fallback when it is not the
+// builtin itself. Both load on their first embedding, so a turn that
+// ranks nothing loads no model.
+func (x *composer) semanticEmbedders() (emb, fallback shortlist.Embedder) {
 	cfg := x.cfg.Research.Embedding
 	emb = shortlist.Lazy(func() (shortlist.Embedder, error) {
 		e, err := research.NewEmbedder(cfg, x.HTTPClient(), x.Getenv)

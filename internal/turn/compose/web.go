@@ -40,6 +40,11 @@ func webExtension(ctx context.Context, x *composer, req *turn.Request, reg *tool
 		deps.ContextChars = req.Model.ContextSize * 4
 	}
 	deps.Summarizer = summarizerFor(x, req)
+	emb, fallback := x.semanticEmbedders()
+	deps.Rankers = []tools.TextEmbedder{emb}
+	if fallback != nil {
+		deps.Rankers = append(deps.Rankers, fallback)
+	}
 	// The shortlist stage reads pages through the same guarded client and
 	// cache, outside the model's per-turn page budget (it is bounded by
 	// its own candidate count and deadline).

@@ -181,7 +181,7 @@ func TestStaticRelevanceFloor(t *testing.T) {
 	}
 	pairs := func(e Embedder) (related, unrelated []float64) {
 		for i, q := range queries {
-			sem, err := semantic(ctx, e, []string{q}, docs)
+			sem, err := Similarities(ctx, e, []string{q}, docs)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -117,7 +117,7 @@ func semanticBounded(ctx context.Context, e Embedder, queries, docs []string) ([
 	}
 	ch := make(chan out, 1)
 	go func() {
-		sem, err := semantic(ctx, e, queries, docs)
+		sem, err := Similarities(ctx, e, queries, docs)
 		ch <- out{sem, err}
 	}()
 	select {
@@ -128,8 +128,10 @@ func semanticBounded(ctx context.Context, e Embedder, queries, docs []string) ([
 	}
 }
 
-// semantic returns, per document, the best cosine against the queries.
-func semantic(ctx context.Context, e Embedder, queries, docs []string) ([]float64, error) {
+// Similarities returns, per document, the best cosine (at least 0)
+// against the queries: how the shortlist scores pages, and how
+// extract_links ranks links, with the same embedder.
+func Similarities(ctx context.Context, e Embedder, queries, docs []string) ([]float64, error) {
 	if len(queries) == 0 {
 		return make([]float64, len(docs)), nil
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/askygo/asky/internal/fetch"
 	"github.com/askygo/asky/internal/search"
+	"github.com/askygo/asky/internal/shortlist"
 	"github.com/askygo/asky/internal/summarize"
 )
 
@@ -70,13 +71,7 @@ type WebDeps struct {
 	// Rankers rank extract_links results by similarity to the query,
 	// tried in order (the configured corpus embedder, then the builtin);
 	// none, or all failing: hash-v1.
-	Rankers []TextEmbedder
-}
-
-// TextEmbedder turns text into vectors; research.Embedder satisfies it.
-type TextEmbedder interface {
-	EmbedDocuments(ctx context.Context, texts []string) ([][]float32, error)
-	EmbedQuery(ctx context.Context, text string) ([]float32, error)
+	Rankers []shortlist.Embedder
 }
 
 const (

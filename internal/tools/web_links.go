@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/askygo/asky/internal/research"
+	"github.com/askygo/asky/internal/shortlist"
 	"github.com/askygo/asky/internal/summarize"
 )
 
@@ -123,31 +124,16 @@ const linkRankTimeout = 5 * time.Second
 // rankers are tried in order, the first that embeds wins; with none, or
 // all failing, hash-v1 ranks (keyword and fuzzy matching). It returns a
 // note naming the rankers that failed, for the model and -v.
-func rankLinks(ctx context.Context, rankers []TextEmbedder, links []rankedLink, query string) string {
+func rankLinks(ctx context.Context, rankers []shortlist.Embedder, links []rankedLink, query string) string {
 	texts := make([]string, len(links))
 	for i, l := range links {
 		texts[i] = l.Text + " - " + l.Href
 	}
 	var failed []string
-	sims := func(r TextEmbedder) ([]float64, error) {
+	sims := func(r shortlist.Embedder) ([]float64, error) {
 		ctx, cancel := context.WithTimeout(ctx, linkRankTimeout)
 		defer cancel()
-		q, err := r.EmbedQuery(ctx, query)
-		if err != nil {
-			return nil, err
-		}
-		vs, err := r.EmbedDocuments(ctx, texts)
-		if err != nil {
-			return nil, err
-		}
-		if len(vs) != len(texts) {
-			return nil, fmt.Errorf("embedder returned %d vectors for %d links", len(vs), len(texts))
-		}
-		out := make([]float64, len(vs))
-		for i, v := range vs {
-			out[i] = float64(research.Cosine(q, v))
-		}
-		return out, nil
+		return shortlist.Similarities(ctx, r, []string{query}, texts)
 	}
 	var scores []float64
 	for _, r := range rankers {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/askygo/asky/internal/fetch"
 	"github.com/askygo/asky/internal/research"
+	"github.com/askygo/asky/internal/shortlist"
 	"github.com/askygo/asky/internal/summarize"
 )
 
@@ -127,7 +128,7 @@ func TestExtractLinksRanksWithTheConfiguredEmbedder(t *testing.T) {
 			{Text: "Cycling to the office every day", URL: "https://hub.example/bike"},
 		}},
 	}}
-	top := func(rankers ...TextEmbedder) (string, string) {
+	top := func(rankers ...shortlist.Embedder) (string, string) {
 		tl := researchTool(t, &WebDeps{Pages: pages, Rankers: rankers}, ExtractLinksName)
 		res, err := tl.Run(context.Background(), json.RawMessage(`{"urls":["https://hub.example/"],"query":"how do I commute"}`))
 		if err != nil {

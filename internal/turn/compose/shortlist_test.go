@@ -37,10 +37,9 @@ func shortlistSite(t *testing.T) *httptest.Server {
 	return srv
 }
 
-// A daemon conversation runs the same preload as the CLI: the session's
-// shortlist override turns the stage on for a remote question.
-func TestRemoteSessionShortlistOverride(t *testing.T) {
-	site := shortlistSite(t)
+// shortlistHome is an asky home whose config searches site and reads its
+// pages, plus extra TOML.
+func shortlistHome(t *testing.T, site *httptest.Server, extra string) string {
 	home := t.TempDir()
 	os.WriteFile(filepath.Join(home, "config.toml"), []byte(fmt.Sprintf(`[general]
 search_provider = "searxng"
@@ -49,8 +48,14 @@ searxng_url = %q
 allow_hosts = ["127.0.0.1"]
 [research.source_shortlist]
 min_content_chars = 100
-`, site.URL)), 0o600)
-	core, _ := testCore(t, home)
+`, site.URL)+extra), 0o600)
+	return home
+}
+
+// A daemon conversation runs the same preload as the CLI: the session's
+// shortlist override turns the stage on for a remote question.
+func TestRemoteSessionShortlistOverride(t *testing.T) {
+	core, _ := testCore(t, shortlistHome(t, shortlistSite(t), ""))
 	client := &scriptedClient{}
 	fixedModel(core, client, 32000)
 	ctx := context.Background()
@@ -98,20 +103,11 @@ func TestShortlistEmbedderFallsBackToBuiltin(t *testing.T) {
 		http.Error(w, `{"error":{"message":"model not loaded"}}`, http.StatusBadRequest)
 	}))
 	t.Cleanup(emb.Close)
-	home := t.TempDir()
-	os.WriteFile(filepath.Join(home, "config.toml"), []byte(fmt.Sprintf(`[general]
-search_provider = "searxng"
-searxng_url = %q
-[fetch]
-allow_hosts = ["127.0.0.1"]
-[research.embedding]
+	core, _ := testCore(t, shortlistHome(t, site, fmt.Sprintf(`[research.embedding]
 provider = "openai"
 model = "nomic-embed-text"
 base_url = %q
-[research.source_shortlist]
-min_content_chars = 100
-`, site.URL, emb.URL)), 0o600)
-	core, _ := testCore(t, home)
+`, emb.URL)))
 	ctx := context.Background()
 	st, _ := core.Store()
 	if err := st.CreateSession(ctx, &store.Session{Name: "xmpp:alice", ShortlistOverride: "on"}); err != nil {

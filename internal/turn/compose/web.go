@@ -8,6 +8,7 @@ import (
 
 	"github.com/askygo/asky/internal/fetch"
 	"github.com/askygo/asky/internal/search"
+	"github.com/askygo/asky/internal/shortlist"
 	"github.com/askygo/asky/internal/store"
 	"github.com/askygo/asky/internal/summarize"
 	"github.com/askygo/asky/internal/tools"
@@ -41,7 +42,7 @@ func webExtension(ctx context.Context, x *composer, req *turn.Request, reg *tool
 	}
 	deps.Summarizer = summarizerFor(x, req)
 	emb, fallback := x.semanticEmbedders()
-	deps.Rankers = []tools.TextEmbedder{emb}
+	deps.Rankers = []shortlist.Embedder{emb}
 	if fallback != nil {
 		deps.Rankers = append(deps.Rankers, fallback)
 	}

@@ -32,6 +32,29 @@ func (s *Store) BindChatSession(ctx context.Context, conversation string, id int
 	return nil
 }
 
+// SetChatSessionOwner records that the chat started session id, so its
+// `/session clear` may empty it.
+func (s *Store) SetChatSessionOwner(ctx context.Context, conversation string, id int64) error {
+	_, err := s.db.ExecContext(ctx, `INSERT OR REPLACE INTO chat_session_owners(owned_session_id, conversation) VALUES(?,?)`, id, conversation)
+	if err != nil {
+		return fmt.Errorf("record the chat of session %d: %w", id, s.wrap(err))
+	}
+	return nil
+}
+
+// ChatSessionOwner is the chat that started session id, "" when none did.
+func (s *Store) ChatSessionOwner(ctx context.Context, id int64) (string, error) {
+	var conv string
+	err := s.db.QueryRowContext(ctx, `SELECT conversation FROM chat_session_owners WHERE owned_session_id = ?`, id).Scan(&conv)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("chat of session %d: %w", id, s.wrap(err))
+	}
+	return conv, nil
+}
+
 // ClearSessionTurns deletes a session's turns (their messages and usage
 // cascade) and its compaction summary, keeping the session, its settings
 // and its linked documents. It returns how many turns went.

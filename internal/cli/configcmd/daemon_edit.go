@@ -61,7 +61,8 @@ func NewCmdDaemonEdit(f *cmdutil.Factory, runF func(context.Context, *DaemonEdit
 			Host names it accepts. [xmpp] (the original's xmpp.toml): the bot's
 			account, server and allowed JIDs. [daemon.telegram]: the bot token's
 			source and the allowed user and chat ids. With no flags on a terminal,
-			the HTTP values are asked for; in scripts pass the flags.
+			each section is asked for in turn, the current values as defaults;
+			in scripts pass the flags.
 
 			Secrets are never written: name an environment variable (*-env) or a
 			command printing them (*-cmd). A listen address other than loopback
@@ -124,19 +125,10 @@ func daemonEditRun(ctx context.Context, opts *DaemonEditOptions) error {
 		if !opts.IO.CanPrompt() {
 			return cmdutil.UsageError("pass --listen, --token-env, --xmpp-jid, --telegram-enabled … (see --help)", "nothing to change")
 		}
-		p := newPrompter(ctx, opts.IO)
-		if opts.Listen, err = p.ask("Listen address", cur.HTTP.Listen); err != nil {
+		opts.set = map[string]bool{}
+		if err := promptDaemon(newPrompter(ctx, opts.IO), opts.Getenv, opts, cur); err != nil {
 			return err
 		}
-		if opts.TokenEnv, err = p.ask("Token environment variable", cur.HTTP.TokenEnv); err != nil {
-			return err
-		}
-		hosts, err := p.ask("Extra allowed Host names (comma separated)", strings.Join(cur.HTTP.AllowedHosts, ","))
-		if err != nil {
-			return err
-		}
-		opts.AllowedHosts = splitList(hosts)
-		opts.set = map[string]bool{"listen": true, "token-env": true, "allowed-host": true}
 	}
 	var changes []config.Change
 	set := func(flag, key string, v any) {

@@ -36,7 +36,7 @@ var remoteFlags = []string{"-H", "--history", "-pa", "--print-answer", "-ps", "-
 var remoteQueryFlags = map[string]bool{"-L": false, "--lean": false, "-m": true, "--model": true}
 
 // remoteHelp answers /help over chat.
-const remoteHelp = `Send a question as text; this chat is one asky session.
+const remoteHelp = `Send a question as text; this chat continues an asky session.
 Commands:
   /session              this chat's session and the latest sessions
   /session new [NAME]   start a new session in this chat
@@ -47,8 +47,8 @@ Commands:
   -L question…          answer without tools; -m ALIAS question… picks a model
   history list|show|search, session list|show, memory list,
   corpus list|query, prompts list, -H, -pa N, -ps S, --list-tools
-Anything that writes, deletes, edits config or models, opens or reads
-local files, mails or starts daemons is refused over chat.`
+Anything else that writes, deletes, edits config or models, opens or
+reads local files, mails or starts daemons is refused over chat.`
 
 // remoteCommands runs chat commands through the CLI's own parser with the
 // remote policy; the daemon command receives it as its CommandHandler.

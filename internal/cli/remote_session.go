@@ -34,7 +34,7 @@ func (r remoteCommands) session(ctx context.Context, conv string, args []string)
 		if err != nil {
 			return daemon.CommandResult{}, err
 		}
-		return handled(fmt.Sprintf("This chat continues session %s (%s).\n%s\n\n%s", sess.Label(cur), turns(cur.Turns), sessionHelp, list)), nil
+		return handled(fmt.Sprintf("This chat continues session %s, %s.\n%s\n\n%s", sess.Label(cur), turns(cur.Turns), sessionHelp, list)), nil
 	}
 	name := strings.TrimSpace(strings.Join(args[1:], " "))
 	switch strings.ToLower(args[0]) {
@@ -100,15 +100,15 @@ func (r remoteCommands) startSession(ctx context.Context, st *store.Store, conv 
 	if err := st.BindChatSession(ctx, conv, s.ID); err != nil {
 		return daemon.CommandResult{}, err
 	}
-	what, named := "a new session", ""
+	what, named := "", ""
 	if child {
-		what = "a child of " + sess.Label(cur) + " (same settings, documents and chat overrides; empty conversation)"
+		what = " as a child of session " + sess.Label(cur) + ": same settings, documents and chat overrides, empty conversation"
 	}
 	if name == "" {
-		named = "; it is named from its first question"
+		named = " It is named from its first question."
 	}
-	reply := fmt.Sprintf("Started session %s, %s%s. This chat continues it from now on; the previous session %s is kept (/session %d returns to it).",
-		sess.Label(s), what, named, sess.Label(cur), cur.ID)
+	reply := fmt.Sprintf("Started session %s%s. This chat continues it from now on; session %s is kept (/session %d returns to it).%s",
+		sess.Label(s), what, sess.Label(cur), cur.ID, named)
 	return daemon.CommandResult{Handled: true, Reply: reply, NewSession: !child}, nil
 }
 
@@ -154,11 +154,11 @@ func (r remoteCommands) switchSession(ctx context.Context, st *store.Store, conv
 	case err != nil:
 		return daemon.CommandResult{}, err
 	case s.ID == cur.ID:
-		return handled(fmt.Sprintf("This chat already continues session %s (%s).", sess.Label(s), turns(s.Turns))), nil
+		return handled(fmt.Sprintf("This chat already continues session %s, %s.", sess.Label(s), turns(s.Turns))), nil
 	}
 	if err := st.BindChatSession(ctx, conv, s.ID); err != nil {
 		return daemon.CommandResult{}, err
 	}
 	return daemon.CommandResult{Handled: true, NewSession: true,
-		Reply: fmt.Sprintf("This chat now continues session %s (%s). /session %d returns to %s.", sess.Label(s), turns(s.Turns), cur.ID, sess.Label(cur))}, nil
+		Reply: fmt.Sprintf("This chat now continues session %s, %s. /session %d returns to session %s.", sess.Label(s), turns(s.Turns), cur.ID, sess.Label(cur))}, nil
 }

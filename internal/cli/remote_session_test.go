@@ -89,7 +89,7 @@ func TestRemoteSessionCommands(t *testing.T) {
 	}
 
 	res = cmd("/session 1")
-	if current(conv).ID != home.ID || !res.NewSession || !strings.Contains(res.Reply, "now continues session 1 (xmpp:a@b) (1 turn)") {
+	if current(conv).ID != home.ID || !res.NewSession || !strings.Contains(res.Reply, "now continues session 1 (xmpp:a@b), 1 turn") {
 		t.Fatalf("switch back: %+v", res)
 	}
 	res = cmd("/session child work")

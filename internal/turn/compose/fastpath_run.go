@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -92,16 +93,17 @@ func fastSave(ctx context.Context, svc *memory.Service, text string, tags []stri
 	if done == "" {
 		done = "Remembered: " + text
 	}
+	scope := ""
 	switch {
 	case r.Unconfirmed:
 		return fmt.Sprintf("%s — held until the owner confirms it on the machine (asky memory confirm %d); until then it is not used.", done, r.ID), nil
 	case sid != 0:
-		done += " (for this conversation only)"
+		scope = ", this chat only"
 	}
 	if r.Updated {
-		return fmt.Sprintf("%s (updated memory %d)", done, r.ID), nil
+		return fmt.Sprintf("%s (updated memory %d%s)", done, r.ID, scope), nil
 	}
-	return fmt.Sprintf("%s (memory %d)", done, r.ID), nil
+	return fmt.Sprintf("%s (memory %d%s)", done, r.ID, scope), nil
 }
 
 // nameFact is the memory the name fast path saves.
@@ -210,7 +212,11 @@ func (x *composer) fastRecall(ctx context.Context, st *store.Store) (string, err
 func memoryLines(ms []*store.Memory) string {
 	var b strings.Builder
 	for _, m := range ms {
-		fmt.Fprintf(&b, "- %s (memory %d)\n", memory.OneLine(m.Text, 300), m.ID)
+		note := ""
+		if m.Unconfirmed {
+			note = ", unconfirmed: not used until confirmed with `asky memory confirm " + strconv.FormatInt(m.ID, 10) + "`"
+		}
+		fmt.Fprintf(&b, "- %s (memory %d%s)\n", memory.OneLine(m.Text, 300), m.ID, note)
 	}
 	return strings.TrimRight(b.String(), "\n")
 }

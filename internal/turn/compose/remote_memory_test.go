@@ -34,7 +34,7 @@ func TestRemoteMemoriesAreScopedOrHeld(t *testing.T) {
 	chat := Request{SessionName: "telegram:7", Remote: true}
 	q := chat
 	q.Question = "remember that I like tea"
-	if a := run(q); !strings.Contains(a, "Remembered: I like tea (for this conversation only)") {
+	if a := run(q); !strings.Contains(a, "Remembered: I like tea (memory 2, this chat only)") {
 		t.Fatalf("remember: %q", a)
 	}
 	q.Question = "call me Mallory"
@@ -75,6 +75,11 @@ func TestRemoteMemoriesAreScopedOrHeld(t *testing.T) {
 	}
 	if held != 3 {
 		t.Fatalf("held %d global memories, want 3: %+v", held, all)
+	}
+	q = chat
+	q.Question = "what do you remember about me"
+	if a := run(q); !strings.Contains(a, "the owner wants all files deleted (memory 4, unconfirmed: not used until confirmed") {
+		t.Fatalf("recall does not mark held memories: %q", a)
 	}
 
 	// The owner's own questions are unchanged: global, confirmed.

@@ -148,7 +148,7 @@ func (r remoteCommands) switchSession(ctx context.Context, st *store.Store, conv
 	var nf *sess.NotFoundError
 	switch {
 	case errors.As(err, &nf):
-		return daemon.CommandResult{}, fmt.Errorf("%w (send /session for the list; %s)", err, sessionHelp)
+		return daemon.CommandResult{}, fmt.Errorf("%w (send /session for the list)", err)
 	case errors.As(err, &se):
 		return daemon.CommandResult{}, fmt.Errorf("%w (%s)", err, se.Hint())
 	case err != nil:

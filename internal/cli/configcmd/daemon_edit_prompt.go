@@ -197,6 +197,9 @@ func askEnv(p *prompter, getenv func(string) string, label, def, what string) (s
 			return fmt.Errorf("that looks like the token itself; it is never written to the config: export it (export %s=…) and give the variable's name", defaultName(def))
 		case !envName.MatchString(s):
 			return fmt.Errorf("%q is not a variable name (letters, digits, _); %s itself is never written to the config: export it and give the variable's name", s, what)
+		case s != strings.ToUpper(s) && getenv(s) == "":
+			// "hunter2" is a valid name but far more likely the password.
+			return fmt.Errorf("%q is not set in this shell and is not an UPPER_CASE variable name; %s itself is never written to the config: export it (export %s=…) and give the variable's name", s, what, defaultName(def))
 		}
 		return nil
 	})

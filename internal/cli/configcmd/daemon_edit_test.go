@@ -87,7 +87,7 @@ func TestDaemonEditInteractiveXMPPAndTelegram(t *testing.T) {
 	e.f.IO.SetTTY(true, false, true)
 	e.in.WriteString(strings.Join([]string{
 		"", "", "", // HTTP: the defaults
-		"y", "bot@example.org", "hunter2!", "BOT_PW", "", "99999", "5223",
+		"y", "bot@example.org", "hunter2!", "hunter2", "BOT_PW", "", "99999", "5223",
 		"me@example.org, phone@example.org/Conversations", "/etc/ssl/my-ca.pem",
 		"yes", "123456789:AAFakeTokenFakeTokenFakeToken1234", "TG_TOKEN", "@bob", "42", "-100",
 	}, "\n") + "\n")
@@ -107,7 +107,7 @@ func TestDaemonEditInteractiveXMPPAndTelegram(t *testing.T) {
 			t.Errorf("a secret was written:\n%s", got)
 		}
 	}
-	for _, want := range []string{`"hunter2!" is not a variable name`, "that looks like the token itself", `"99999" is not a port`,
+	for _, want := range []string{`"hunter2!" is not a variable name`, `"hunter2" is not set in this shell and is not an UPPER_CASE variable name`, "that looks like the token itself", `"99999" is not a port`,
 		`"@bob" is not a numeric id`, "note: BOT_PW is not set in this shell", "? Answer over Telegram? (y/N)"} {
 		if !strings.Contains(e.errOut.String(), want) {
 			t.Errorf("stderr lacks %q:\n%s", want, e.errOut)

@@ -47,34 +47,31 @@ func promptDaemon(p *prompter, getenv func(string) string, opts *DaemonEditOptio
 	opts.AllowedHosts = splitList(hosts)
 	set("listen", "token-env", "allowed-host")
 
-	on, err := askSection(p, "Answer over XMPP?", cur.XMPP.Enabled)
-	if errors.Is(err, errInputDone) {
-		return nil
-	} else if err != nil {
-		return err
+	sections := []struct {
+		label, flag string
+		enabled     bool
+		on          *bool
+		ask         func(*prompter, func(string) string, *DaemonEditOptions, daemon.Config) error
+	}{
+		{"Answer over XMPP?", "xmpp-enabled", cur.XMPP.Enabled, &opts.XMPPEnabled, promptXMPP},
+		{"Answer over Telegram?", "telegram-enabled", cur.Telegram.Enabled, &opts.TelegramEnabled, promptTelegram},
 	}
-	if on || cur.XMPP.Enabled {
-		opts.XMPPEnabled = on
-		set("xmpp-enabled")
-	}
-	if on {
-		if err := promptXMPP(p, getenv, opts, cur); err != nil {
+	for _, sec := range sections {
+		on, err := askSection(p, sec.label, sec.enabled)
+		if errors.Is(err, errInputDone) {
+			return nil
+		} else if err != nil {
 			return err
 		}
-	}
-
-	on, err = askSection(p, "Answer over Telegram?", cur.Telegram.Enabled)
-	if errors.Is(err, errInputDone) {
-		return nil
-	} else if err != nil {
-		return err
-	}
-	if on || cur.Telegram.Enabled {
-		opts.TelegramEnabled = on
-		set("telegram-enabled")
-	}
-	if on {
-		return promptTelegram(p, getenv, opts, cur)
+		if on || sec.enabled {
+			*sec.on = on
+			set(sec.flag)
+		}
+		if on {
+			if err := sec.ask(p, getenv, opts, cur); err != nil {
+				return err
+			}
+		}
 	}
 	return nil
 }

@@ -45,6 +45,8 @@ type DaemonEditOptions struct {
 	TelegramChats    []int64
 	// TranscriptionModel and VisionModel answer chat voice and images.
 	TranscriptionModel, VisionModel string
+	// ConfirmTranscripts asks the user's yes before a transcript is asked.
+	ConfirmTranscripts bool
 
 	set map[string]bool
 }
@@ -108,6 +110,7 @@ func NewCmdDaemonEdit(f *cmdutil.Factory, runF func(context.Context, *DaemonEdit
 	fl.Int64SliceVar(&opts.TelegramUsers, "telegram-allowed-user", nil, "Telegram user `id` allowed to chat (repeatable)")
 	fl.Int64SliceVar(&opts.TelegramChats, "telegram-allowed-chat", nil, "Telegram chat `id` allowed (repeatable)")
 	fl.StringVar(&opts.TranscriptionModel, "transcription-model", "", "model `alias` transcribing chat voice messages (OpenAI-compatible; \"\" turns it off)")
+	fl.BoolVar(&opts.ConfirmTranscripts, "confirm-transcripts", true, "show a voice message's transcript and ask it only after the user's yes (false: ask it at once)")
 	fl.StringVar(&opts.VisionModel, "vision-model", "", "model `alias` describing chat images (image_support = true; \"\" turns it off)")
 	return cmd
 }
@@ -158,6 +161,7 @@ func daemonEditRun(ctx context.Context, opts *DaemonEditOptions) error {
 	set("telegram-allowed-chat", "daemon.telegram.allowed_chats", anyList(opts.TelegramChats))
 	set("transcription-model", "daemon.transcription_model", opts.TranscriptionModel)
 	set("vision-model", "daemon.vision_model", opts.VisionModel)
+	set("confirm-transcripts", "daemon.confirm_transcripts", opts.ConfirmTranscripts)
 	// A model the daemon would refuse is refused before anything is written.
 	probe := cur
 	if opts.set["transcription-model"] {

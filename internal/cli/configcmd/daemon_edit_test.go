@@ -63,10 +63,10 @@ func TestDaemonEditTransports(t *testing.T) {
 // The voice/image models are set by alias and checked on the way out.
 func TestDaemonEditMediaModels(t *testing.T) {
 	e := newEnv(t, map[string]string{"config.toml": "[api.p]\nbase_url = \"http://127.0.0.1:1/v1\"\n[models.w]\napi = \"p\"\nid = \"whisper-1\"\n[models.v]\napi = \"p\"\nid = \"v\"\n"})
-	if err := e.run("daemon", "edit", "--transcription-model", "w"); err != nil {
+	if err := e.run("daemon", "edit", "--transcription-model", "w", "--confirm-transcripts=false"); err != nil {
 		t.Fatalf("%v\n%s", err, e.errOut)
 	}
-	if got := e.read(t, "config.toml"); !strings.Contains(got, `transcription_model = "w"`) {
+	if got := e.read(t, "config.toml"); !strings.Contains(got, `transcription_model = "w"`) || !strings.Contains(got, "confirm_transcripts = false") {
 		t.Fatalf("config.toml:\n%s", got)
 	}
 	err := e.run("daemon", "edit", "--vision-model", "v")

@@ -1,0 +1,83 @@
+package minilm
+
+import (
+	"testing"
+
+	"github.com/askygo/asky/internal/research/staticemb"
+)
+
+// flops is the multiply-add work of one text of n tokens (×2 per MAC):
+// the four linear layers and the two attention products, per layer.
+func flops(n int) float64 {
+	lin := float64(n) * float64(Dim*3*Dim+Dim*Dim+2*Dim*FFN)
+	att := 2 * float64(n*n*Dim)
+	return 2 * Layers * (lin + att)
+}
+
+func chunkText(tb testing.TB, m *Model) string {
+	g := loadGolden(tb)
+	long := g.Texts[len(g.Texts)-1].Text
+	if n := len(m.Tokens(nil, long)); n != MaxTokens {
+		tb.Fatalf("benchmark chunk has %d tokens, want %d", n, MaxTokens)
+	}
+	return long
+}
+
+// BenchmarkEncodeChunk encodes one full 256-token chunk, on one core
+// and with both halves of the work split over two.
+func BenchmarkEncodeChunk(b *testing.B) {
+	m, err := Builtin()
+	if err != nil {
+		b.Fatal(err)
+	}
+	text := chunkText(b, m)
+	for _, threads := range []int{1, 2} {
+		b.Run(map[int]string{1: "1core", 2: "2cores"}[threads], func(b *testing.B) {
+			e := m.NewEncoder(threads)
+			e.Encode([]string{text})
+			b.ResetTimer()
+			for b.Loop() {
+				e.Encode([]string{text})
+			}
+			per := b.Elapsed().Seconds() / float64(b.N)
+			b.ReportMetric(per*1e3, "ms/chunk")
+			b.ReportMetric(1/per, "chunks/s")
+			b.ReportMetric(flops(MaxTokens)/per/1e9, "GFLOP/s")
+		})
+	}
+}
+
+// BenchmarkEncodeQuery encodes a 12-token query (the cold CLI query path).
+func BenchmarkEncodeQuery(b *testing.B) {
+	m, err := Builtin()
+	if err != nil {
+		b.Fatal(err)
+	}
+	q := "how do I recover from a panic in a goroutine"
+	n := len(m.Tokens(nil, q))
+	e := m.NewEncoder(2)
+	e.Encode([]string{q})
+	b.ResetTimer()
+	for b.Loop() {
+		e.Encode([]string{q})
+	}
+	per := b.Elapsed().Seconds() / float64(b.N)
+	b.ReportMetric(float64(n), "tokens")
+	b.ReportMetric(per*1e3, "ms/query")
+	b.ReportMetric(flops(n)/per/1e9, "GFLOP/s")
+}
+
+// BenchmarkLoad is the first-use cost (the weights are mapped in place;
+// the vocabulary is parsed).
+func BenchmarkLoad(b *testing.B) {
+	for b.Loop() {
+		toks, err := staticemb.BuiltinTokens()
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := load(weights, toks); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(b.Elapsed().Seconds()*1e3/float64(b.N), "ms/load")
+}

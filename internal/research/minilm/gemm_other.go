@@ -1,0 +1,13 @@
+//go:build !amd64
+
+package minilm
+
+const useAsm = false
+
+func gemmI8Avx2(a *float32, lda int, w *int8, k int, c *float32, ldc int, scale, bias *float32, panels int) {
+	panic("unreachable")
+}
+
+func gemmF32Avx2(a *float32, lda int, b *float32, k int, c *float32, ldc int, panels int) {
+	panic("unreachable")
+}

@@ -54,13 +54,8 @@ func (e *Encoder) Encode(texts []string) [][]float32 {
 		if r < 0 {
 			r = m.unkRow
 		}
-		w := m.word[int(r)*Dim : int(r+1)*Dim]
-		sc := m.wordScale[r]
-		p := m.pos[(i-seg[s])*Dim : (i-seg[s]+1)*Dim]
 		x := e.x[i*Dim : (i+1)*Dim]
-		for j := range x {
-			x[j] = float32(w[j])*sc + p[j]
-		}
+		m.wordRow(x, r, m.pos[(i-seg[s])*Dim:])
 		layerNormRow(x, m.embLN)
 	}
 

@@ -36,6 +36,7 @@ const (
 	// [CLS] and [SEP] included; longer texts are truncated.
 	MaxTokens = 256
 	panel     = 16 // output columns per packed weight panel (the kernel's width)
+	wordBytes = Dim / 8 * 7
 )
 
 // linear is an int8 weight matrix packed in panels of 16 output columns
@@ -60,7 +61,8 @@ type Model struct {
 	SHA256 string
 
 	vocabRow  []int32 // vocabulary id → row of word (−1: never produced)
-	word      []int8
+	// word is read-only (it aliases the embedded weights).
+	word      []byte // 7-bit codes, eight in 7 bytes: wordBytes a row
 	wordScale []float32
 	pos       []float32 // [MaxTokens][Dim], token type 0 folded in
 	embLN     layerNorm
@@ -136,7 +138,7 @@ func get(ts map[string]tensor, name, dtype string, shape ...int) (tensor, error)
 	if !ok {
 		return t, fmt.Errorf("no tensor %q", name)
 	}
-	size := map[string]int{"F32": 4, "I16": 2, "I8": 1}[dtype]
+	size := map[string]int{"F32": 4, "I16": 2, "I8": 1, "U8": 1}[dtype]
 	n := size
 	for _, d := range shape {
 		n *= d
@@ -207,9 +209,9 @@ func load(b string, tokens []string) (*Model, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w (weights and tokenizer do not match)", err)
 	}
-	wr, ok := ts["word.q"]
+	wr, ok := ts["word.q7"]
 	if !ok || len(wr.Shape) != 2 {
-		return nil, errors.New("no [rows, 384] tensor \"word.q\"")
+		return nil, fmt.Errorf("no [rows, %d] tensor \"word.q7\"", wordBytes)
 	}
 	rows := wr.Shape[0]
 	m.vocabRow = make([]int32, len(tokens))
@@ -233,9 +235,11 @@ func load(b string, tokens []string) (*Model, error) {
 	if m.cls < 0 || m.sep < 0 || m.unkRow < 0 || m.vocabRow[m.cls] < 0 || m.vocabRow[m.sep] < 0 {
 		return nil, errors.New("the vocabulary lacks [CLS], [SEP] or [UNK]")
 	}
-	if m.word, err = i8s(ts, "word.q", rows, Dim); err != nil {
+	wt, err := get(ts, "word.q7", "U8", rows, wordBytes)
+	if err != nil {
 		return nil, err
 	}
+	m.word = unsafe.Slice(unsafe.StringData(wt.data), len(wt.data))
 	if m.wordScale, err = f32s(ts, "word.scale", rows); err != nil {
 		return nil, err
 	}
@@ -280,3 +284,19 @@ func (m *Model) Tokens(dst []int32, text string) []int32 {
 // WeightsSHA256 is the compiled-in weights' sha256 (as convert.py printed
 // it; a test checks it), known without loading the model.
 func WeightsSHA256() string { return strings.TrimSpace(weightsSum) }
+
+// wordRow writes word-embedding row r, dequantised, plus pos into x.
+func (m *Model) wordRow(x []float32, r int32, pos []float32) {
+	b := m.word[int(r)*wordBytes : int(r+1)*wordBytes]
+	sc := m.wordScale[r]
+	x, pos = x[:Dim], pos[:Dim]
+	for g := range Dim / 8 {
+		c := b[g*7 : g*7+7]
+		bits := uint64(c[0]) | uint64(c[1])<<8 | uint64(c[2])<<16 | uint64(c[3])<<24 |
+			uint64(c[4])<<32 | uint64(c[5])<<40 | uint64(c[6])<<48
+		for i := range 8 {
+			v := int8(uint8(bits>>(7*i))<<1) >> 1 // sign-extend 7 bits
+			x[g*8+i] = float32(v)*sc + pos[g*8+i]
+		}
+	}
+}

@@ -60,7 +60,7 @@ type Model struct {
 	// SHA256 of the weights file: part of the embedder's identity.
 	SHA256 string
 
-	vocabRow  []int32 // vocabulary id → row of word (−1: never produced)
+	vocabRow []int32 // vocabulary id → row of word (−1: never produced)
 	// word is read-only (it aliases the embedded weights).
 	word      []byte // 7-bit codes, eight in 7 bytes: wordBytes a row
 	wordScale []float32

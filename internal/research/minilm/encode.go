@@ -196,8 +196,14 @@ func (e *Encoder) head(sc *attScratch, a, b, h int) {
 	// The A rows past n read the next rows of qkv (or its padding): the
 	// kernel computes them, nobody reads them.
 	gemmF32(sc.s, np, q, ld, nr, sc.kp, HeadDim, np/panel)
+	// Pad columns get −Inf, so each row is a whole number of vectors.
+	inf := float32(math.Inf(-1))
 	for i := range n {
-		softmax(sc.s[i*np : i*np+n])
+		row := sc.s[i*np : (i+1)*np]
+		for j := n; j < np; j++ {
+			row[j] = inf
+		}
+		softmax(row)
 	}
 	gemmF32(sc.o, HeadDim, sc.s, np, nr, sc.vp, n, HeadDim/panel)
 	for i := range n {

@@ -11,3 +11,9 @@ func gemmI8Avx2(a *float32, lda int, w *int8, k int, c *float32, ldc int, scale,
 
 //go:noescape
 func gemmF32Avx2(a *float32, lda int, b *float32, k int, c *float32, ldc int, panels int)
+
+//go:noescape
+func softmaxAvx2(x *float32, n int)
+
+//go:noescape
+func geluAvx2(x *float32, n int)

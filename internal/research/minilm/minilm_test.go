@@ -125,6 +125,37 @@ func TestKernelsMatchPortableLoops(t *testing.T) {
 	}
 	g1, g2 := run(false)
 	s1, s2 := run(true)
+	// Softmax (with −Inf padding) and GELU over a wide range.
+	vec := func(asm bool) ([]float32, []float32) {
+		defer func(old bool) { useAsm = old }(useAsm)
+		useAsm = asm
+		sm, ge := make([]float32, 40), make([]float32, 4000)
+		for i := range sm {
+			sm[i] = float32(i%13)*1.7 - 9
+		}
+		sm[37], sm[38], sm[39] = float32(math.Inf(-1)), float32(math.Inf(-1)), float32(math.Inf(-1))
+		for i := range ge {
+			ge[i] = float32(i-2000) / 200
+		}
+		softmax(sm)
+		gelu(ge)
+		return sm, ge
+	}
+	gs, gg := vec(false)
+	ss, sg := vec(true)
+	for i := range gs {
+		if math.Abs(float64(gs[i]-ss[i])) > 1e-6 {
+			t.Fatalf("softmax %d: %g vs %g", i, gs[i], ss[i])
+		}
+	}
+	for i := range gg {
+		if math.Abs(float64(gg[i]-sg[i])) > 1e-5 {
+			t.Fatalf("gelu(%g): %g vs %g", float32(i-2000)/200, gg[i], sg[i])
+		}
+	}
+	if ss[38] != 0 {
+		t.Fatalf("softmax of −Inf = %g", ss[38])
+	}
 	for i := range g1 {
 		if math.Abs(float64(g1[i]-s1[i])) > 1e-3*(1+math.Abs(float64(g1[i]))) || math.Abs(float64(g2[i]-s2[i])) > 1e-4 {
 			t.Fatalf("element %d: int8 %g vs %g, f32 %g vs %g", i, g1[i], s1[i], g2[i], s2[i])

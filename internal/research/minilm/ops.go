@@ -37,13 +37,21 @@ func addNorm(x, y []float32, ln layerNorm) {
 
 // gelu is BERT's exact GELU, x·Φ(x), in place.
 func gelu(x []float32) {
+	if useAsm && len(x) >= 8 && len(x)%8 == 0 {
+		geluAvx2(&x[0], len(x))
+		return
+	}
 	for i, v := range x {
 		x[i] = 0.5 * v * (1 + erf(v*math.Sqrt2/2))
 	}
 }
 
-// softmax in place.
+// softmax in place (−Inf entries get 0).
 func softmax(x []float32) {
+	if useAsm && len(x) >= 8 && len(x)%8 == 0 {
+		softmaxAvx2(&x[0], len(x))
+		return
+	}
 	m := x[0]
 	for _, v := range x {
 		m = max(m, v)

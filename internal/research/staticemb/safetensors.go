@@ -1,12 +1,14 @@
 package staticemb
 
 import (
+	"bytes"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
 	"sort"
+	"strconv"
 )
 
 // tensorInfo is one entry of a safetensors header.
@@ -185,9 +187,9 @@ func parseTokenizer(b []byte) ([]string, error) {
 			Lowercase bool   `json:"lowercase"`
 		} `json:"normalizer"`
 		Model struct {
-			Type   string           `json:"type"`
-			Prefix string           `json:"continuing_subword_prefix"`
-			Vocab  map[string]int32 `json:"vocab"`
+			Type   string          `json:"type"`
+			Prefix string          `json:"continuing_subword_prefix"`
+			Vocab  json.RawMessage `json:"vocab"`
 		} `json:"model"`
 	}
 	if err := json.Unmarshal(b, &tj); err != nil {
@@ -199,16 +201,94 @@ func parseTokenizer(b []byte) ([]string, error) {
 	if tj.Normalizer == nil || tj.Normalizer.Type != "BertNormalizer" || !tj.Normalizer.Lowercase {
 		return nil, errors.New("unsupported normalizer (only an uncased BertNormalizer)")
 	}
-	n := len(tj.Model.Vocab)
+	vocab, err := decodeVocab(tj.Model.Vocab)
+	if err != nil {
+		return nil, fmt.Errorf("corrupt vocabulary: %v", err)
+	}
+	n := len(vocab)
 	if n == 0 {
 		return nil, errors.New("empty vocabulary")
 	}
 	tokens := make([]string, n)
-	for t, id := range tj.Model.Vocab {
+	for t, id := range vocab {
 		if id < 0 || int(id) >= n || tokens[id] != "" {
 			return nil, fmt.Errorf("vocabulary ids are not 0..%d", n-1)
 		}
 		tokens[id] = t
 	}
 	return tokens, nil
+}
+
+// decodeVocab reads the {"token": id, …} object. It scans the bytes itself:
+// encoding/json's reflection takes ~30 ms for 30k entries, which every cold
+// process that embeds would pay; only escaped keys go through it.
+func decodeVocab(raw []byte) (map[string]int32, error) {
+	i := 0
+	ws := func() {
+		for i < len(raw) && (raw[i] == ' ' || raw[i] == '\n' || raw[i] == '\t' || raw[i] == '\r') {
+			i++
+		}
+	}
+	bad := func(what string) error { return fmt.Errorf("expected %s at byte %d", what, i) }
+	ws()
+	if i >= len(raw) || raw[i] != '{' {
+		return nil, bad("{")
+	}
+	i++
+	m := make(map[string]int32, bytes.Count(raw, []byte(`":`)))
+	for {
+		ws()
+		if i < len(raw) && raw[i] == '}' && len(m) == 0 {
+			return m, nil
+		}
+		if i >= len(raw) || raw[i] != '"' {
+			return nil, bad("a token")
+		}
+		j, escaped := i+1, false
+		for ; j < len(raw) && raw[j] != '"'; j++ {
+			if raw[j] == '\\' {
+				escaped = true
+				j++
+			}
+		}
+		if j >= len(raw) {
+			return nil, bad("the end of a token")
+		}
+		var key string
+		if escaped {
+			if err := json.Unmarshal(raw[i:j+1], &key); err != nil {
+				return nil, err
+			}
+		} else {
+			key = string(raw[i+1 : j])
+		}
+		i = j + 1
+		ws()
+		if i >= len(raw) || raw[i] != ':' {
+			return nil, bad(":")
+		}
+		i++
+		ws()
+		start := i
+		for i < len(raw) && raw[i] >= '0' && raw[i] <= '9' {
+			i++
+		}
+		id, err := strconv.ParseInt(string(raw[start:i]), 10, 32)
+		if err != nil {
+			return nil, bad("a token id")
+		}
+		if _, dup := m[key]; dup {
+			return nil, fmt.Errorf("token %q listed twice", key)
+		}
+		m[key] = int32(id)
+		ws()
+		if i < len(raw) && raw[i] == ',' {
+			i++
+			continue
+		}
+		if i < len(raw) && raw[i] == '}' {
+			return m, nil
+		}
+		return nil, bad(", or }")
+	}
 }

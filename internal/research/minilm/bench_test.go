@@ -40,7 +40,9 @@ func BenchmarkEncodeChunk(b *testing.B) {
 			for b.Loop() {
 				e.Encode([]string{text})
 			}
-			b.ReportMetric((cpuTime()-c0).Seconds()*1e3/float64(b.N), "cpu-ms/chunk")
+			cpu := (cpuTime() - c0).Seconds() / float64(b.N)
+			b.ReportMetric(cpu*1e3, "cpu-ms/chunk")
+			b.ReportMetric(flops(MaxTokens)/cpu/1e9, "cpu-GFLOP/s")
 			per := b.Elapsed().Seconds() / float64(b.N)
 			b.ReportMetric(per*1e3, "ms/chunk")
 			b.ReportMetric(1/per, "chunks/s")
@@ -86,4 +88,29 @@ func BenchmarkLoad(b *testing.B) {
 	}
 	b.ReportMetric(b.Elapsed().Seconds()*1e3/float64(b.N), "ms/load")
 	b.ReportMetric((cpuTime()-c0).Seconds()*1e3/float64(b.N), "cpu-ms/load")
+}
+
+// BenchmarkKernelInCache runs the int8 and float32 kernels on operands that
+// stay in L1: the FMA-bound ceiling the encoder's GFLOP/s compare with.
+func BenchmarkKernelInCache(b *testing.B) {
+	const k, panels = 256, 4
+	a := make([]float32, rowBlock*k)
+	bf := make([]float32, panels*k*panel)
+	c := make([]float32, rowBlock*panels*panel)
+	l := linear{q: make([]int8, panels*k*panel), scale: make([]float32, panels*panel), bias: make([]float32, panels*panel), in: k, out: panels * panel}
+	work := float64(2 * rowBlock * k * panels * panel)
+	b.Run("int8", func(b *testing.B) {
+		c0 := cpuTime()
+		for b.Loop() {
+			gemmI8(c, panels*panel, a, k, rowBlock, &l, 0, panels)
+		}
+		b.ReportMetric(work*float64(b.N)/(cpuTime()-c0).Seconds()/1e9, "cpu-GFLOP/s")
+	})
+	b.Run("f32", func(b *testing.B) {
+		c0 := cpuTime()
+		for b.Loop() {
+			gemmF32(c, panels*panel, a, k, rowBlock, bf, k, panels)
+		}
+		b.ReportMetric(work*float64(b.N)/(cpuTime()-c0).Seconds()/1e9, "cpu-GFLOP/s")
+	})
 }

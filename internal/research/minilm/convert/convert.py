@@ -43,7 +43,7 @@ import os
 import sys
 
 import numpy as np
-from safetensors.numpy import load_file, save_file
+from safetensors.numpy import load_file
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 MAX_SEQ = 256
@@ -94,6 +94,26 @@ def quant_rows(w):
     scale = np.where(mx > 0, mx / 127.0, 1.0).astype(np.float32)
     q = np.clip(np.rint(w / scale[:, None]), -127, 127).astype(np.int8)
     return q, scale
+
+
+def save_safetensors(tensors, path, metadata):
+    """A safetensors file with a sorted header, so the output is byte-for-byte
+    reproducible (the library writes its metadata in hash order)."""
+    dt = {np.dtype(np.float32): "F32", np.dtype(np.int8): "I8", np.dtype(np.uint8): "U8", np.dtype(np.int16): "I16"}
+    header, blobs, off = {"__metadata__": metadata}, [], 0
+    for name in sorted(tensors):
+        a = np.ascontiguousarray(tensors[name])
+        b = a.astype(a.dtype.newbyteorder("<"), copy=False).tobytes()
+        header[name] = {"dtype": dt[a.dtype], "shape": list(a.shape), "data_offsets": [off, off + len(b)]}
+        blobs.append(b)
+        off += len(b)
+    h = json.dumps(header, sort_keys=True, separators=(",", ":")).encode()
+    h += b" " * (-len(h) % 8)
+    with open(path, "wb") as f:
+        f.write(len(h).to_bytes(8, "little"))
+        f.write(h)
+        for b in blobs:
+            f.write(b)
 
 
 def pack7(w):
@@ -179,7 +199,7 @@ def main():
     os.makedirs(a.out, exist_ok=True)
     path = os.path.join(a.out, "model.safetensors")
     out = {k: np.ascontiguousarray(v) for k, v in out.items()}
-    save_file(out, path, metadata={"model": "sentence-transformers/all-MiniLM-L6-v2", "format": "asky-minilm-v1",
+    save_safetensors(out, path, {"model": "sentence-transformers/all-MiniLM-L6-v2", "format": "asky-minilm-v1",
                                    "layers": str(L), "hidden": str(H), "heads": str(nh), "max_seq": str(MAX_SEQ)})
     digest = sha(path)
     with open(os.path.join(a.out, "SHA256SUM"), "w") as f:

@@ -40,7 +40,7 @@ func loadGolden(t testing.TB) golden {
 
 func TestWeightsAreTheConvertedOnes(t *testing.T) {
 	g := loadGolden(t)
-	sum := sha256.Sum256([]byte(weights))
+	sum := sha256.Sum256(weights)
 	got := hex.EncodeToString(sum[:])
 	if got != g.SHA256 || strings.TrimSpace(weightsSum) != g.SHA256 {
 		t.Fatalf("data/model.safetensors sha256 %s, data/SHA256SUM %s, golden %s (re-run convert/convert.py)", got, strings.TrimSpace(weightsSum), g.SHA256)
@@ -179,7 +179,7 @@ func TestExpAndErfAreAccurate(t *testing.T) {
 
 func TestLoadRejectsDamagedWeights(t *testing.T) {
 	tokens := make([]string, 10)
-	for _, b := range []string{"", "\x05\x00\x00\x00\x00\x00\x00\x00{}", weights[:len(weights)/2]} {
+	for _, b := range [][]byte{nil, []byte("\x05\x00\x00\x00\x00\x00\x00\x00{}"), weights[:len(weights)/2]} {
 		if _, err := load(b, tokens); err == nil {
 			t.Errorf("load of %d damaged bytes succeeded", len(b))
 		}

@@ -14,10 +14,9 @@ package minilm
 import (
 	_ "embed"
 	"encoding/binary"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"sync"
 	"unsafe"
@@ -72,8 +71,10 @@ type Model struct {
 	unkRow    int32
 }
 
+// weights is never written: the int8 tensors alias it.
+//
 //go:embed data/model.safetensors
-var weights string
+var weights []byte
 
 //go:embed data/SHA256SUM
 var weightsSum string
@@ -93,70 +94,28 @@ var Builtin = sync.OnceValues(func() (*Model, error) {
 	return m, nil
 })
 
-type tensor struct {
-	DType   string `json:"dtype"`
-	Shape   []int  `json:"shape"`
-	Offsets [2]int `json:"data_offsets"`
-	data    string
-}
+type tensors map[string]staticemb.Tensor
 
-// readTensors splits a safetensors file, checking every offset and size.
-func readTensors(b string) (map[string]tensor, error) {
-	if len(b) < 8 {
-		return nil, errors.New("truncated: no header")
-	}
-	n := binary.LittleEndian.Uint64([]byte(b[:8]))
-	if n > uint64(len(b)-8) || n > 1<<20 {
-		return nil, fmt.Errorf("truncated or corrupt: header of %d bytes in a %d-byte file", n, len(b))
-	}
-	var raw map[string]json.RawMessage
-	if err := json.Unmarshal([]byte(b[8:8+n]), &raw); err != nil {
-		return nil, fmt.Errorf("corrupt header: %v", err)
-	}
-	data := b[8+n:]
-	out := make(map[string]tensor, len(raw))
-	for name, r := range raw {
-		if name == "__metadata__" {
-			continue
-		}
-		var t tensor
-		if err := json.Unmarshal(r, &t); err != nil {
-			return nil, fmt.Errorf("corrupt header entry %q: %v", name, err)
-		}
-		if t.Offsets[0] < 0 || t.Offsets[1] < t.Offsets[0] || t.Offsets[1] > len(data) {
-			return nil, fmt.Errorf("truncated: tensor %q needs bytes %d–%d, the file has %d", name, t.Offsets[0], t.Offsets[1], len(data))
-		}
-		t.data = data[t.Offsets[0]:t.Offsets[1]]
-		out[name] = t
-	}
-	return out, nil
-}
-
-// get returns the named tensor after checking its dtype and shape.
-func get(ts map[string]tensor, name, dtype string, shape ...int) (tensor, error) {
+// get returns the named tensor's bytes after checking its dtype and shape.
+func (ts tensors) get(name, dtype string, shape ...int) ([]byte, error) {
 	t, ok := ts[name]
 	if !ok {
-		return t, fmt.Errorf("no tensor %q", name)
+		return nil, fmt.Errorf("no tensor %q", name)
 	}
-	size := map[string]int{"F32": 4, "I16": 2, "I8": 1, "U8": 1}[dtype]
-	n := size
-	for _, d := range shape {
-		n *= d
+	if t.DType != dtype || !slices.Equal(t.Shape, shape) {
+		return nil, fmt.Errorf("tensor %q is %s %v, want %s %v", name, t.DType, t.Shape, dtype, shape)
 	}
-	if t.DType != dtype || fmt.Sprint(t.Shape) != fmt.Sprint(shape) || len(t.data) != n {
-		return t, fmt.Errorf("tensor %q is %s %v (%d bytes), want %s %v", name, t.DType, t.Shape, len(t.data), dtype, shape)
-	}
-	return t, nil
+	return t.Bytes(), nil
 }
 
-func f32s(ts map[string]tensor, name string, shape ...int) ([]float32, error) {
-	t, err := get(ts, name, "F32", shape...)
+func (ts tensors) f32s(name string, shape ...int) ([]float32, error) {
+	b, err := ts.get(name, "F32", shape...)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]float32, len(t.data)/4)
+	out := make([]float32, len(b)/4)
 	for i := range out {
-		out[i] = math.Float32frombits(binary.LittleEndian.Uint32([]byte(t.data[i*4 : i*4+4])))
+		out[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[i*4:]))
 	}
 	for i, x := range out {
 		if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
@@ -168,44 +127,45 @@ func f32s(ts map[string]tensor, name string, shape ...int) ([]float32, error) {
 
 // i8s views an int8 tensor in place: the embedded weights are read-only
 // and never copied, so loading costs no time for the 20 MB of weights.
-func i8s(ts map[string]tensor, name string, shape ...int) ([]int8, error) {
-	t, err := get(ts, name, "I8", shape...)
+func (ts tensors) i8s(name string, shape ...int) ([]int8, error) {
+	b, err := ts.get(name, "I8", shape...)
 	if err != nil {
 		return nil, err
 	}
-	return unsafe.Slice((*int8)(unsafe.Pointer(unsafe.StringData(t.data))), len(t.data)), nil
+	return unsafe.Slice((*int8)(unsafe.Pointer(unsafe.SliceData(b))), len(b)), nil
 }
 
-func loadLinear(ts map[string]tensor, name string, in, out int) (linear, error) {
+func loadLinear(ts tensors, name string, in, out int) (linear, error) {
 	l := linear{in: in, out: out}
 	var err error
-	if l.q, err = i8s(ts, name+".q", out/panel, in, panel); err != nil {
+	if l.q, err = ts.i8s(name+".q", out/panel, in, panel); err != nil {
 		return l, err
 	}
-	if l.scale, err = f32s(ts, name+".scale", out); err != nil {
+	if l.scale, err = ts.f32s(name+".scale", out); err != nil {
 		return l, err
 	}
-	l.bias, err = f32s(ts, name+".b", out)
+	l.bias, err = ts.f32s(name+".b", out)
 	return l, err
 }
 
-func loadLN(ts map[string]tensor, name string) (layerNorm, error) {
-	w, err := f32s(ts, name+".w", Dim)
+func loadLN(ts tensors, name string) (layerNorm, error) {
+	w, err := ts.f32s(name+".w", Dim)
 	if err != nil {
 		return layerNorm{}, err
 	}
-	b, err := f32s(ts, name+".b", Dim)
+	b, err := ts.f32s(name+".b", Dim)
 	return layerNorm{w, b}, err
 }
 
 // load builds a model from a weights file and the tokenizer's vocabulary.
-func load(b string, tokens []string) (*Model, error) {
-	ts, err := readTensors(b)
+func load(b []byte, tokens []string) (*Model, error) {
+	raw, err := staticemb.ReadSafetensors(b)
 	if err != nil {
 		return nil, err
 	}
+	ts := tensors(raw)
 	m := &Model{wp: staticemb.NewWordPiece(tokens), cls: -1, sep: -1, unkRow: -1}
-	vr, err := get(ts, "vocab.rows", "I16", len(tokens))
+	vr, err := ts.get("vocab.rows", "I16", len(tokens))
 	if err != nil {
 		return nil, fmt.Errorf("%w (weights and tokenizer do not match)", err)
 	}
@@ -216,7 +176,7 @@ func load(b string, tokens []string) (*Model, error) {
 	rows := wr.Shape[0]
 	m.vocabRow = make([]int32, len(tokens))
 	for i := range m.vocabRow {
-		r := int32(int16(binary.LittleEndian.Uint16([]byte(vr.data[i*2 : i*2+2]))))
+		r := int32(int16(binary.LittleEndian.Uint16(vr[i*2:])))
 		if r >= int32(rows) || r < -1 {
 			return nil, fmt.Errorf("vocab.rows[%d] = %d is out of range", i, r)
 		}
@@ -233,17 +193,15 @@ func load(b string, tokens []string) (*Model, error) {
 		}
 	}
 	if m.cls < 0 || m.sep < 0 || m.unkRow < 0 || m.vocabRow[m.cls] < 0 || m.vocabRow[m.sep] < 0 {
-		return nil, errors.New("the vocabulary lacks [CLS], [SEP] or [UNK]")
+		return nil, fmt.Errorf("the vocabulary lacks [CLS], [SEP] or [UNK]")
 	}
-	wt, err := get(ts, "word.q7", "U8", rows, wordBytes)
-	if err != nil {
+	if m.word, err = ts.get("word.q7", "U8", rows, wordBytes); err != nil {
 		return nil, err
 	}
-	m.word = unsafe.Slice(unsafe.StringData(wt.data), len(wt.data))
-	if m.wordScale, err = f32s(ts, "word.scale", rows); err != nil {
+	if m.wordScale, err = ts.f32s("word.scale", rows); err != nil {
 		return nil, err
 	}
-	if m.pos, err = f32s(ts, "pos", MaxTokens, Dim); err != nil {
+	if m.pos, err = ts.f32s("pos", MaxTokens, Dim); err != nil {
 		return nil, err
 	}
 	if m.embLN, err = loadLN(ts, "emb.ln"); err != nil {

@@ -55,7 +55,7 @@ func readSafetensors(b []byte) (map[string]tensorInfo, error) {
 			elems *= d
 		}
 		if size := dtypeSize(t.DType); size == 0 {
-			return nil, fmt.Errorf("tensor %q has unsupported dtype %s (use F32, F16 or I8)", name, t.DType)
+			return nil, fmt.Errorf("tensor %q has unsupported dtype %s (use F32, F16, I16, I8 or U8)", name, t.DType)
 		} else if elems*size != len(t.data) {
 			return nil, fmt.Errorf("corrupt: tensor %q shape %v is %d bytes, has %d", name, t.Shape, elems*size, len(t.data))
 		}
@@ -70,11 +70,25 @@ func dtypeSize(dt string) int {
 		return 4
 	case "F16":
 		return 2
-	case "I8":
+	case "I16":
+		return 2
+	case "I8", "U8":
 		return 1
 	}
 	return 0
 }
+
+// Tensor is one tensor of a safetensors file: its dtype, shape and bytes.
+type Tensor = tensorInfo
+
+// Bytes are the tensor's raw little-endian data (aliasing the file's).
+func (t tensorInfo) Bytes() []byte { return t.data }
+
+// ReadSafetensors splits a safetensors file into its tensors (F32, F16,
+// I16, I8 or U8), checking every offset and size against the file.
+func ReadSafetensors(b []byte) (map[string]Tensor, error) { return readSafetensors(b) }
+
+func isFloat(dt string) bool { return dt == "F32" || dt == "F16" }
 
 // floats decodes an F32 or F16 tensor.
 func (t tensorInfo) floats() []float32 {
@@ -133,7 +147,7 @@ func parseWeights(b []byte) (*Model, error) {
 	m := &Model{Dim: dim, scale: make([]float32, n)}
 	var weights []float32
 	if w, ok := ts["weights"]; ok {
-		if len(w.Shape) != 1 || w.Shape[0] != n || w.DType == "I8" {
+		if len(w.Shape) != 1 || w.Shape[0] != n || !isFloat(w.DType) {
 			return nil, fmt.Errorf("weights tensor shape %v %s, want [%d] F32/F16", w.Shape, w.DType, n)
 		}
 		weights = w.floats()
@@ -141,7 +155,7 @@ func parseWeights(b []byte) (*Model, error) {
 	switch emb.DType {
 	case "I8":
 		sc, ok := ts["scales"]
-		if !ok || len(sc.Shape) != 1 || sc.Shape[0] != n || sc.DType == "I8" {
+		if !ok || len(sc.Shape) != 1 || sc.Shape[0] != n || !isFloat(sc.DType) {
 			return nil, errors.New("I8 embeddings need a per-row F32 \"scales\" tensor")
 		}
 		copy(m.scale, sc.floats())
@@ -149,7 +163,7 @@ func parseWeights(b []byte) (*Model, error) {
 		for i, v := range emb.data {
 			m.rows[i] = int8(v)
 		}
-	default:
+	case "F32", "F16":
 		f := emb.floats()
 		m.rows = make([]int8, len(f))
 		for i := range n {
@@ -166,6 +180,8 @@ func parseWeights(b []byte) (*Model, error) {
 				m.rows[i*dim+j] = int8(math.Round(float64(x / m.scale[i])))
 			}
 		}
+	default:
+		return nil, fmt.Errorf("embeddings dtype %s, want F32, F16 or I8", emb.DType)
 	}
 	for i, s := range m.scale {
 		if math.IsNaN(float64(s)) || math.IsInf(float64(s), 0) {

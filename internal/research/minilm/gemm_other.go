@@ -2,7 +2,8 @@
 
 package minilm
 
-const useAsm = false
+// useAsm is a variable, as on amd64, so tests can set it.
+var useAsm = false
 
 func gemmI8Avx2(a *float32, lda int, w *int8, k int, c *float32, ldc int, scale, bias *float32, panels int) {
 	panic("unreachable")

@@ -59,18 +59,22 @@ func BenchmarkEncodeQuery(b *testing.B) {
 	}
 	q := "how do I recover from a panic in a goroutine"
 	n := len(m.Tokens(nil, q))
-	e := m.NewEncoder(2)
-	e.Encode([]string{q})
-	b.ResetTimer()
-	c0 := cpuTime()
-	for b.Loop() {
-		e.Encode([]string{q})
+	for _, threads := range []int{1, 2} {
+		b.Run(map[int]string{1: "1core", 2: "2cores"}[threads], func(b *testing.B) {
+			e := m.NewEncoder(threads)
+			e.Encode([]string{q})
+			b.ResetTimer()
+			c0 := cpuTime()
+			for b.Loop() {
+				e.Encode([]string{q})
+			}
+			b.ReportMetric((cpuTime()-c0).Seconds()*1e3/float64(b.N), "cpu-ms/query")
+			per := b.Elapsed().Seconds() / float64(b.N)
+			b.ReportMetric(float64(n), "tokens")
+			b.ReportMetric(per*1e3, "ms/query")
+			b.ReportMetric(flops(n)/per/1e9, "GFLOP/s")
+		})
 	}
-	b.ReportMetric((cpuTime()-c0).Seconds()*1e3/float64(b.N), "cpu-ms/query")
-	per := b.Elapsed().Seconds() / float64(b.N)
-	b.ReportMetric(float64(n), "tokens")
-	b.ReportMetric(per*1e3, "ms/query")
-	b.ReportMetric(flops(n)/per/1e9, "GFLOP/s")
 }
 
 // BenchmarkLoad is the first-use cost (the weights are mapped in place;
@@ -112,5 +116,33 @@ func BenchmarkKernelInCache(b *testing.B) {
 			gemmF32(c, panels*panel, a, k, rowBlock, bf, k, panels)
 		}
 		b.ReportMetric(work*float64(b.N)/(cpuTime()-c0).Seconds()/1e9, "cpu-GFLOP/s")
+	})
+}
+
+// BenchmarkEncodeQueryBatch encodes eight short texts in one call (one
+// stacked matrix) and one by one: batching is what EmbedDocuments does.
+func BenchmarkEncodeQueryBatch(b *testing.B) {
+	m, err := Builtin()
+	if err != nil {
+		b.Fatal(err)
+	}
+	qs := []string{"how do I commute", "recover from a panic", "dictionary of strings", "close a channel twice",
+		"permission to sublicense", "warranty disclaimer", "format a date", "read a file line by line"}
+	e := m.NewEncoder(1)
+	b.Run("batched", func(b *testing.B) {
+		c0 := cpuTime()
+		for b.Loop() {
+			e.Encode(qs)
+		}
+		b.ReportMetric((cpuTime()-c0).Seconds()*1e3/float64(b.N)/float64(len(qs)), "cpu-ms/text")
+	})
+	b.Run("single", func(b *testing.B) {
+		c0 := cpuTime()
+		for b.Loop() {
+			for _, q := range qs {
+				e.Encode([]string{q})
+			}
+		}
+		b.ReportMetric((cpuTime()-c0).Seconds()*1e3/float64(b.N)/float64(len(qs)), "cpu-ms/text")
 	})
 }

@@ -40,3 +40,15 @@ func TestBuiltinTransformerEmbedder(t *testing.T) {
 		t.Fatalf("document and query vectors of one text differ: cosine %.6f", c)
 	}
 }
+
+// With the transformer configured, memory recall must use it rather than
+// silently falling back to keyword matching.
+func TestForMemoryUsesTheTransformer(t *testing.T) {
+	mv, err := ForMemory(config.Embedding{Provider: "builtin", Model: TransformerModelName}, nil, nil)
+	if err != nil || mv == nil {
+		t.Fatalf("ForMemory(minilm-l6) = %v, %v; want the transformer", mv, err)
+	}
+	if want := (TransformerEmbedder{}).Spec().Fingerprint(); mv.Fingerprint() != want {
+		t.Fatalf("fingerprint %q, want the transformer's %q", mv.Fingerprint(), want)
+	}
+}

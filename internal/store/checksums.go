@@ -107,7 +107,7 @@ func (s *Store) verifyCurrent(ctx context.Context, ms []migration) error {
 }
 
 // hasChecksumTable reports whether the database has schema_migrations yet
-// (migration 0014).
+// (migration 0015_migration_checksums).
 func hasChecksumTable(ctx context.Context, q execQuerier) (bool, error) {
 	rows, err := q.QueryContext(ctx, `SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'schema_migrations'`)
 	if err != nil {

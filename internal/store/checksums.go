@@ -50,22 +50,21 @@ type execQuerier interface {
 // version upTo with this build's files and returns how many of those are
 // recorded.
 func (s *Store) checkChecksums(ctx context.Context, q execQuerier, ms []migration, upTo int) (recorded int, err error) {
-	rows, err := q.QueryContext(ctx, `SELECT version, checksum FROM schema_migrations WHERE version <= ?`, upTo)
+	type row struct {
+		version int
+		sum     string
+	}
+	rows, err := queryAll(ctx, q, func(r scanner) (row, error) {
+		var x row
+		err := r.Scan(&x.version, &x.sum)
+		return x, err
+	}, `SELECT version, checksum FROM schema_migrations WHERE version <= ?`, upTo)
 	if err != nil {
 		return 0, err
 	}
-	defer rows.Close()
 	have := map[int]string{}
-	for rows.Next() {
-		var v int
-		var sum string
-		if err := rows.Scan(&v, &sum); err != nil {
-			return 0, err
-		}
-		have[v] = sum
-	}
-	if err := rows.Err(); err != nil {
-		return 0, err
+	for _, x := range rows {
+		have[x.version] = x.sum
 	}
 	for _, m := range ms {
 		if sum, ok := have[m.version]; ok && m.version <= upTo && sum != checksum(m.sql) {

@@ -12,19 +12,18 @@ import (
 
 func recordedChecksums(t *testing.T, db *sql.DB) map[int]string {
 	t.Helper()
-	rows, err := db.Query(`SELECT version, checksum FROM schema_migrations`)
+	out := map[int]string{}
+	rows, err := queryAll(context.Background(), db, func(r scanner) ([2]any, error) {
+		var v int
+		var sum string
+		err := r.Scan(&v, &sum)
+		return [2]any{v, sum}, err
+	}, `SELECT version, checksum FROM schema_migrations`)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer rows.Close()
-	out := map[int]string{}
-	for rows.Next() {
-		var v int
-		var sum string
-		if err := rows.Scan(&v, &sum); err != nil {
-			t.Fatal(err)
-		}
-		out[v] = sum
+	for _, r := range rows {
+		out[r[0].(int)] = r[1].(string)
 	}
 	return out
 }

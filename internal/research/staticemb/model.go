@@ -89,7 +89,13 @@ func load(tj, st []byte, sum, name string) (*Model, error) {
 		}
 		wc <- weighed{m: m, sum: sum}
 	}()
-	tokens, tokErr := parseTokenizer(tj)
+	var tokens []string
+	var tokErr error
+	if sum == builtinSHA256 {
+		tokens, tokErr = builtinVocab(tj)
+	} else {
+		tokens, tokErr = parseTokenizer(tj)
+	}
 	var wp *WordPiece
 	if tokErr == nil {
 		wp = NewWordPiece(tokens)

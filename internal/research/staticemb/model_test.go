@@ -143,6 +143,14 @@ func TestParseVocabMatchesJSONDecoding(t *testing.T) {
 			}
 		}
 	}
+	full, err := parseTokenizer([]byte(builtinTokenizer))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fast, err := builtinVocab(readOnly(builtinTokenizer))
+	if err != nil || !slices.Equal(fast, full) {
+		t.Fatalf("the builtin's vocab scan differs from the full parse (%v)", err)
+	}
 	for _, bad := range []string{`[]`, `{"a":x}`, `{"a":0,"b":0}`, `{"a":5}`, `{}`} {
 		if _, err := parseVocab([]byte(bad)); err == nil {
 			t.Errorf("%s: accepted", bad)

@@ -1,6 +1,7 @@
 package staticemb
 
 import (
+	"bytes"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
@@ -203,17 +204,17 @@ func parseTokenizer(b []byte) ([]string, error) {
 }
 
 // parseVocab reads the vocab object, {"token": id, ...}, of JSON that
-// json.Unmarshal has already checked. Decoding it as a map[string]int32
-// took 30–45 ms of every cold start; this takes a few, its tokens
-// substrings of one copy of the object.
+// json.Unmarshal has already checked (or the compiled-in tokenizer, which
+// a test checks), and ignores what follows it. Decoding it as a
+// map[string]int32 took 30–45 ms of every cold start; this takes about
+// one, its tokens substrings of raw, which must never change.
 func parseVocab(raw []byte) ([]string, error) {
-	s := string(raw)
+	s := unsafe.String(unsafe.SliceData(raw), len(raw))
 	bad := errors.New("vocab is not an object of token ids")
-	type entry struct {
-		tok string
-		id  int64
-	}
-	var ents []entry
+	est := bytes.Count(raw, []byte{','}) + 1 // at least the entries, in one allocation
+	toks := make([]string, 0, est)
+	ids := make([]int32, 0, est)
+	inOrder := true
 	i := skipSpace(s, 0)
 	if i >= len(s) || s[i] != '{' {
 		return nil, bad
@@ -252,26 +253,48 @@ func parseVocab(raw []byte) ([]string, error) {
 		if err != nil {
 			return nil, fmt.Errorf("token %q has id %q", tok, s[i:k])
 		}
-		ents = append(ents, entry{tok, id})
+		inOrder = inOrder && int(id) == len(toks)
+		toks = append(toks, tok)
+		ids = append(ids, int32(id))
 		i = skipSpace(s, k)
 		if i < len(s) && s[i] == ',' {
 			i = skipSpace(s, i+1)
 		}
 	}
-	n := len(ents)
+	n := len(toks)
 	if n == 0 {
 		return nil, errors.New("empty vocabulary")
 	}
+	if inOrder {
+		return toks, nil
+	}
 	tokens := make([]string, n)
 	seen := make([]bool, n)
-	for _, e := range ents {
-		if e.id < 0 || int(e.id) >= n || seen[e.id] {
+	for e, id := range ids {
+		if id < 0 || int(id) >= n || seen[id] {
 			return nil, fmt.Errorf("vocabulary ids are not 0..%d", n-1)
 		}
-		seen[e.id] = true
-		tokens[e.id] = e.tok
+		seen[id] = true
+		tokens[id] = toks[e]
 	}
 	return tokens, nil
+}
+
+// builtinVocab reads the compiled-in tokenizer's vocab without decoding
+// the rest of the JSON: its normalizer and model type are fixed, and
+// TestParseVocabMatchesJSONDecoding checks the result against the full
+// parser.
+func builtinVocab(tj []byte) ([]string, error) {
+	const key = `"vocab":`
+	m := bytes.Index(tj, []byte(`"model":`))
+	if m < 0 {
+		return nil, errors.New("no model")
+	}
+	v := bytes.Index(tj[m:], []byte(key))
+	if v < 0 {
+		return nil, errors.New("no vocab")
+	}
+	return parseVocab(tj[m+v+len(key):])
 }
 
 func skipSpace(s string, i int) int {

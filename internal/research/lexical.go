@@ -35,28 +35,57 @@ func (ix *Index) lexicalSearch(ctx context.Context, query string, td termDocs, s
 	return ix.St.SearchCorpusFTS(ctx, match, FieldWeights, sources, pool)
 }
 
+// tightTermShare is the first, tighter split tried: at a million chunks a
+// term in 1–5% of them still matches tens of thousands of rows, each
+// scored by bm25, while the rarer terms usually decide the top pool.
+const tightTermShare = 0.01
+
 // prunedSearch is the MaxScore path of lexicalSearch; ok is false when it
-// does not apply or cannot prove its result equals the full query's.
+// does not apply or cannot prove its result equals the full query's. It
+// tries the tight split (terms in at most 1% of chunks essential) and then
+// the 5% one; each proof that fails costs two queries over rare terms.
 func (ix *Index) prunedSearch(ctx context.Context, match string, df map[string]int, total int, sources []int64, pool int) ([]store.FTSHit, bool, error) {
 	if total < commonTermMinChunks || match == "" {
 		return nil, false, nil
 	}
-	var rare, common []string
-	bound := 0.0
+	type term struct {
+		q string
+		n int
+	}
+	var terms []term
 	for _, q := range strings.Split(match, " OR ") {
-		n := df[strings.ReplaceAll(strings.Trim(q, `"`), `""`, `"`)]
-		if float64(n) <= prunedTermShare*float64(total) {
-			rare = append(rare, q)
+		terms = append(terms, term{q, df[strings.ReplaceAll(strings.Trim(q, `"`), `""`, `"`)]})
+	}
+	tried := -1
+	for _, share := range []float64{tightTermShare, prunedTermShare} {
+		var rare, common []string
+		bound := 0.0
+		for _, t := range terms {
+			if float64(t.n) <= share*float64(total) {
+				rare = append(rare, t.q)
+				continue
+			}
+			common = append(common, t.q)
+			// FTS5's idf, floored as FTS5 floors it.
+			idf := math.Max(1e-6, math.Log((float64(total)-float64(t.n)+0.5)/(float64(t.n)+0.5)))
+			bound += idf * (bm25K1 + 1)
+		}
+		if len(rare) == 0 || len(common) == 0 || len(rare) == tried {
 			continue
 		}
-		common = append(common, q)
-		// FTS5's idf, floored as FTS5 floors it.
-		idf := math.Max(1e-6, math.Log((float64(total)-float64(n)+0.5)/(float64(n)+0.5)))
-		bound += idf * (bm25K1 + 1)
+		tried = len(rare)
+		hits, ok, err := ix.maxScore(ctx, rare, common, bound, sources, pool)
+		if ok || err != nil {
+			return hits, ok, err
+		}
 	}
-	if len(rare) == 0 || len(common) == 0 {
-		return nil, false, nil
-	}
+	return nil, false, nil
+}
+
+// maxScore ranks the rows holding a rare term and reports whether the
+// pool-th of them beats bound, the most a row holding only common terms
+// can score: then they are the full query's top pool.
+func (ix *Index) maxScore(ctx context.Context, rare, common []string, bound float64, sources []int64, pool int) ([]store.FTSHit, bool, error) {
 	rareOR := strings.Join(rare, " OR ")
 	// Rows with a rare term but no common one score as in the rare query;
 	// those below its top pool cannot enter the result. Rows with both are

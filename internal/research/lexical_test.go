@@ -78,3 +78,62 @@ func ids(hs []store.FTSHit) []int64 {
 	}
 	return out
 }
+
+// TestLexicalSearchTightSplit checks the first, tighter MaxScore split: a
+// query of a 3% term and a 0.4% term has no term above the 5% split, so
+// only the 1% split can prune, and its ranking must equal the full query's.
+func TestLexicalSearchTightSplit(t *testing.T) {
+	ctx := context.Background()
+	st, err := store.Open(ctx, filepath.Join(t.TempDir(), "asky.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	chunks := make([]store.CorpusChunk, 3000)
+	for i := range chunks {
+		var b strings.Builder
+		for j := 0; j < 20; j++ {
+			fmt.Fprintf(&b, "w%d ", (i*7+j*13)%500)
+		}
+		if i%33 == 0 {
+			b.WriteString(strings.Repeat("journal ", 1+i%2))
+		}
+		if i%250 == 0 {
+			b.WriteString(strings.Repeat("pager ", 4+i%3))
+		}
+		chunks[i] = store.CorpusChunk{Index: i, Title: "T", Section: "S", Text: b.String()}
+	}
+	src := &store.CorpusSource{Path: "/x.md", Title: "X", Format: "md", SHA256: "h", Content: "c", Sections: "[]"}
+	if _, err := st.ReplaceCorpusSource(ctx, src, chunks, "", nil); err != nil {
+		t.Fatal(err)
+	}
+	ix := &Index{St: st}
+	q := "pager journal"
+	_, td, err := ix.weighQuery(ctx, q)
+	if err != nil || td.df["journal"] != 91 || td.df["pager"] != 12 {
+		t.Fatalf("%v %v", td.df, err)
+	}
+	match := lexicalMatch(q, td)
+	for _, pool := range []int{5, 10, 12, 40} {
+		full, err := st.SearchCorpusFTS(ctx, match, FieldWeights, nil, pool)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, pruned, err := ix.prunedSearch(ctx, match, td.df, td.total, nil, pool)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Up to 12 (the "pager" rows) the pool-th pager row outscores
+		// any row with "journal" alone; 40 cannot be proved.
+		if pruned != (pool <= 12) {
+			t.Errorf("pool %d: pruned = %v", pool, pruned)
+		}
+		got, err := ix.lexicalSearch(ctx, q, td, nil, pool)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(ids(got), ids(full)) {
+			t.Errorf("pool %d: got %v, want %v", pool, ids(got), ids(full))
+		}
+	}
+}

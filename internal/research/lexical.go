@@ -43,7 +43,9 @@ const tightTermShare = 0.01
 // prunedSearch is the MaxScore path of lexicalSearch; ok is false when it
 // does not apply or cannot prove its result equals the full query's. It
 // tries the tight split (terms in at most 1% of chunks essential) and then
-// the 5% one; each proof that fails costs two queries over rare terms.
+// the 5% one; each proof that fails costs two or three queries over rare
+// terms or intersections, against one that scores every row of the
+// common terms.
 func (ix *Index) prunedSearch(ctx context.Context, match string, df map[string]int, total int, sources []int64, pool int) ([]store.FTSHit, bool, error) {
 	if total < commonTermMinChunks || match == "" {
 		return nil, false, nil
@@ -59,7 +61,7 @@ func (ix *Index) prunedSearch(ctx context.Context, match string, df map[string]i
 	tried := -1
 	for _, share := range []float64{tightTermShare, prunedTermShare} {
 		var rare, common []string
-		bound := 0.0
+		bound, least := 0.0, math.Inf(1)
 		for _, t := range terms {
 			if float64(t.n) <= share*float64(total) {
 				rare = append(rare, t.q)
@@ -69,45 +71,61 @@ func (ix *Index) prunedSearch(ctx context.Context, match string, df map[string]i
 			// FTS5's idf, floored as FTS5 floors it.
 			idf := math.Max(1e-6, math.Log((float64(total)-float64(t.n)+0.5)/(float64(t.n)+0.5)))
 			bound += idf * (bm25K1 + 1)
+			least = min(least, idf*(bm25K1+1))
 		}
 		if len(rare) == 0 || len(common) == 0 || len(rare) == tried {
 			continue
 		}
 		tried = len(rare)
-		hits, ok, err := ix.maxScore(ctx, rare, common, bound, sources, pool)
-		if ok || err != nil {
-			return hits, ok, err
+		c, err := ix.rareCandidates(ctx, rare, common, sources, pool)
+		if err != nil {
+			return nil, true, err
+		}
+		if hits, ok := c.top(pool, bound); ok {
+			return hits, true, nil
+		}
+		if len(common) < 2 {
+			continue
+		}
+		// Rows without a rare term that hold every common one are scored
+		// in full by their intersection (much smaller than their union);
+		// a row missing one of them scores at most the bound less the
+		// least of the common terms' bounds.
+		all, err := ix.St.SearchCorpusFTS(ctx, strings.Join(common, " AND "), FieldWeights, sources, pool)
+		if err != nil {
+			return nil, true, err
+		}
+		c.add(all)
+		if hits, ok := c.top(pool, bound-least); ok {
+			return hits, true, nil
 		}
 	}
 	return nil, false, nil
 }
 
-// maxScore ranks the rows holding a rare term and reports whether the
-// pool-th of them beats bound, the most a row holding only common terms
-// can score: then they are the full query's top pool.
-func (ix *Index) maxScore(ctx context.Context, rare, common []string, bound float64, sources []int64, pool int) ([]store.FTSHit, bool, error) {
-	rareOR := strings.Join(rare, " OR ")
-	// Rows with a rare term but no common one score as in the rare query;
-	// those below its top pool cannot enter the result. Rows with both are
-	// scored in full by the second query (FTS5 bm25 sums over the phrases
-	// of the expression, each with its own idf).
-	only, err := ix.St.SearchCorpusFTS(ctx, rareOR, FieldWeights, sources, pool)
-	if err != nil {
-		return nil, true, err
+// candidates are rows with their best-known bm25 (FTS5's is negative,
+// lower is better): a row's score in a query over some of the terms is
+// at best its full score, so the lowest seen is the full one when any
+// query saw it whole.
+type candidates map[int64]float64
+
+func (c candidates) add(hs []store.FTSHit) {
+	for _, h := range hs {
+		if s, ok := c[h.ChunkID]; !ok || h.BM25 < s {
+			c[h.ChunkID] = h.BM25
+		}
 	}
-	both, err := ix.St.SearchCorpusFTS(ctx, "("+rareOR+") AND ("+strings.Join(common, " OR ")+")", FieldWeights, sources, pool)
-	if err != nil {
-		return nil, true, err
+}
+
+// top returns the pool best candidates when the pool-th beats bound, the
+// most a row outside the candidates can score (the margin covers float
+// rounding); ok is false otherwise.
+func (c candidates) top(pool int, bound float64) ([]store.FTSHit, bool) {
+	if len(c) < pool {
+		return nil, false
 	}
-	score := make(map[int64]float64, len(only)+len(both))
-	for _, h := range only {
-		score[h.ChunkID] = h.BM25
-	}
-	for _, h := range both {
-		score[h.ChunkID] = h.BM25
-	}
-	hits := make([]store.FTSHit, 0, len(score))
-	for id, s := range score {
+	hits := make([]store.FTSHit, 0, len(c))
+	for id, s := range c {
 		hits = append(hits, store.FTSHit{ChunkID: id, BM25: s})
 	}
 	sort.Slice(hits, func(i, j int) bool {
@@ -116,10 +134,29 @@ func (ix *Index) maxScore(ctx context.Context, rare, common []string, bound floa
 		}
 		return hits[i].ChunkID < hits[j].ChunkID
 	})
-	// bm25 is negative in FTS5 (lower is better): a row with only common
-	// terms scores at least -bound. The margin covers float rounding.
-	if len(hits) < pool || -hits[pool-1].BM25 <= bound*(1+1e-9) {
-		return nil, false, nil
+	if -hits[pool-1].BM25 <= bound*(1+1e-9) {
+		return nil, false
 	}
-	return hits[:pool], true, nil
+	return hits[:pool], true
+}
+
+// rareCandidates ranks the rows holding a rare term: those without a
+// common term score as in the rare query; those below its top pool cannot
+// enter the result. Rows with both are scored in full by the second query
+// (FTS5 bm25 sums over the phrases of the expression, each with its own
+// idf).
+func (ix *Index) rareCandidates(ctx context.Context, rare, common []string, sources []int64, pool int) (candidates, error) {
+	rareOR := strings.Join(rare, " OR ")
+	only, err := ix.St.SearchCorpusFTS(ctx, rareOR, FieldWeights, sources, pool)
+	if err != nil {
+		return nil, err
+	}
+	both, err := ix.St.SearchCorpusFTS(ctx, "("+rareOR+") AND ("+strings.Join(common, " OR ")+")", FieldWeights, sources, pool)
+	if err != nil {
+		return nil, err
+	}
+	c := make(candidates, len(only)+len(both))
+	c.add(only)
+	c.add(both)
+	return c, nil
 }

@@ -137,3 +137,65 @@ func TestLexicalSearchTightSplit(t *testing.T) {
 		}
 	}
 }
+
+// TestLexicalSearchIntersectionTier checks the third MaxScore step: with
+// one rare term against two common ones the rare rows cannot beat both
+// common bounds together, but rows holding both common terms are scored
+// by their intersection, and a row with one of them scores at most its
+// bound. The 5% split is the same split here, so only this step prunes.
+func TestLexicalSearchIntersectionTier(t *testing.T) {
+	ctx := context.Background()
+	st, err := store.Open(ctx, filepath.Join(t.TempDir(), "asky.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	chunks := make([]store.CorpusChunk, 3000)
+	for i := range chunks {
+		var b strings.Builder
+		for j := 0; j < 20; j++ {
+			fmt.Fprintf(&b, "w%d ", (i*7+j*13)%500)
+		}
+		if i%7 == 0 {
+			b.WriteString("journal ")
+		}
+		if i%16 == 0 {
+			b.WriteString("rollback ")
+		}
+		if i%200 == 0 {
+			b.WriteString(strings.Repeat("pager ", 5))
+		}
+		chunks[i] = store.CorpusChunk{Index: i, Title: "T", Section: "S", Text: b.String()}
+	}
+	src := &store.CorpusSource{Path: "/x.md", Title: "X", Format: "md", SHA256: "h", Content: "c", Sections: "[]"}
+	if _, err := st.ReplaceCorpusSource(ctx, src, chunks, "", nil); err != nil {
+		t.Fatal(err)
+	}
+	ix := &Index{St: st}
+	q := "pager journal rollback"
+	_, td, err := ix.weighQuery(ctx, q)
+	if err != nil || td.df["journal"] != 429 || td.df["rollback"] != 188 || td.df["pager"] != 15 {
+		t.Fatalf("%v %v", td.df, err)
+	}
+	match := lexicalMatch(q, td)
+	for _, pool := range []int{5, 10, 30} {
+		full, err := st.SearchCorpusFTS(ctx, match, FieldWeights, nil, pool)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, pruned, err := ix.prunedSearch(ctx, match, td.df, td.total, nil, pool)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if pruned != (pool <= 10) {
+			t.Errorf("pool %d: pruned = %v", pool, pruned)
+		}
+		got, err := ix.lexicalSearch(ctx, q, td, nil, pool)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(ids(got), ids(full)) {
+			t.Errorf("pool %d: got %v, want %v", pool, ids(got), ids(full))
+		}
+	}
+}

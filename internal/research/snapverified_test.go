@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"strings"
 	"testing"
 	"time"
 )
@@ -14,11 +13,7 @@ import (
 // damaged code is still caught.
 func TestSnapshotBlocksVerifiedOnce(t *testing.T) {
 	ctx := context.Background()
-	docs := map[string]string{}
-	for i := 0; i < 12; i++ {
-		docs[fmt.Sprintf("d%02d.md", i)] = fmt.Sprintf("# Doc %d\n\n%s\n", i, strings.Repeat(fmt.Sprintf("topic%d word%d ", i, i*7), 20))
-	}
-	ix, _ := snapIndex(t, docs)
+	ix, _ := snapIndex(t, topicDocs())
 	query := "topic3 word21"
 	want, err := freshIndex(ix).Search(ctx, query, SearchOptions{TopK: 3})
 	if err != nil || len(want) == 0 {

@@ -98,8 +98,10 @@ type queryResult struct {
 }
 
 // queryHeapLimit is the heap a query may grow to before the collector
-// runs: a query allocates a few MB, so it never does.
-const queryHeapLimit = 256 << 20
+// runs: a query allocates a few MB, so it never does, while a query that
+// first rebuilds a missing vector snapshot from SQLite (streaming GBs)
+// stays within it.
+const queryHeapLimit = 64 << 20
 
 func queryRun(ctx context.Context, opts *QueryOptions) error {
 	// One query is one short process: its few MB of garbage die with it,

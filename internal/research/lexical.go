@@ -29,7 +29,7 @@ const bm25K1 = 1.2
 // pool; otherwise it runs the full query.
 func (ix *Index) lexicalSearch(ctx context.Context, query string, td termDocs, sources []int64, pool int) ([]store.FTSHit, error) {
 	match := lexicalMatch(query, td)
-	if hits, ok, err := ix.prunedSearch(ctx, match, td.df, td.total, sources, pool); ok || err != nil {
+	if hits, ok, err := ix.prunedSearch(ctx, match, td.df, td.total, sources, pool, tightMinRows); ok || err != nil {
 		return hits, err
 	}
 	return ix.St.SearchCorpusFTS(ctx, match, FieldWeights, sources, pool)
@@ -40,13 +40,21 @@ func (ix *Index) lexicalSearch(ctx context.Context, query string, td termDocs, s
 // scored by bm25, while the rarer terms usually decide the top pool.
 const tightTermShare = 0.01
 
+// tightMinRows is how many rows the query's terms must match together
+// before the extra proofs (the tight split, the intersection) are tried:
+// below it the full query costs ~10 ms or less, about what a proof
+// that fails adds (at 100k chunks trying them always made the keyword
+// side up to 2× slower; at a million they halve it).
+const tightMinRows = 50000
+
 // prunedSearch is the MaxScore path of lexicalSearch; ok is false when it
 // does not apply or cannot prove its result equals the full query's. It
 // tries the tight split (terms in at most 1% of chunks essential) and then
 // the 5% one; each proof that fails costs two or three queries over rare
 // terms or intersections, against one that scores every row of the
 // common terms.
-func (ix *Index) prunedSearch(ctx context.Context, match string, df map[string]int, total int, sources []int64, pool int) ([]store.FTSHit, bool, error) {
+// tightMin is tightMinRows (tests lower it).
+func (ix *Index) prunedSearch(ctx context.Context, match string, df map[string]int, total int, sources []int64, pool, tightMin int) ([]store.FTSHit, bool, error) {
 	if total < commonTermMinChunks || match == "" {
 		return nil, false, nil
 	}
@@ -55,11 +63,17 @@ func (ix *Index) prunedSearch(ctx context.Context, match string, df map[string]i
 		n int
 	}
 	var terms []term
+	rows := 0
 	for _, q := range strings.Split(match, " OR ") {
 		terms = append(terms, term{q, df[strings.ReplaceAll(strings.Trim(q, `"`), `""`, `"`)]})
+		rows += terms[len(terms)-1].n
+	}
+	shares := []float64{prunedTermShare}
+	if rows >= tightMin {
+		shares = []float64{tightTermShare, prunedTermShare}
 	}
 	tried := -1
-	for _, share := range []float64{tightTermShare, prunedTermShare} {
+	for _, share := range shares {
 		var rare, common []string
 		bound, least := 0.0, math.Inf(1)
 		for _, t := range terms {
@@ -84,7 +98,7 @@ func (ix *Index) prunedSearch(ctx context.Context, match string, df map[string]i
 		if hits, ok := c.top(pool, bound); ok {
 			return hits, true, nil
 		}
-		if len(common) < 2 {
+		if len(common) < 2 || rows < tightMin {
 			continue
 		}
 		// Rows without a rare term that hold every common one are scored

@@ -77,7 +77,8 @@ func checkPruning(t *testing.T, st *store.Store, q string, pools []int, provable
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, pruned, err := ix.prunedSearch(ctx, match, td.df, td.total, nil, pool)
+		// The proofs the small corpus would not try are tried (tightMin 0).
+		_, pruned, err := ix.prunedSearch(ctx, match, td.df, td.total, nil, pool, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -121,6 +122,10 @@ func TestLexicalSearchTightSplit(t *testing.T) {
 	// Up to 12 (the "pager" rows) the pool-th pager row outscores any row
 	// with "journal" alone; 40 cannot be proved.
 	checkPruning(t, st, "pager journal", []int{5, 10, 12, 40}, func(pool int) bool { return pool <= 12 })
+	// Its 103 rows are too few to pay for a proof that may fail.
+	if _, pruned, _ := (&Index{St: st}).prunedSearch(context.Background(), `"pager" OR "journal"`, df, 3000, nil, 10, tightMinRows); pruned {
+		t.Error("the tight split was tried on a query matching 103 rows")
+	}
 }
 
 // TestLexicalSearchIntersectionTier checks the third MaxScore step: with

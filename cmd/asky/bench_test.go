@@ -96,6 +96,10 @@ func median(d []time.Duration) time.Duration {
 // through a fresh mapping (page faults included, as a new process pays).
 func BenchmarkCorpusQueryCold100k(b *testing.B) { benchCorpusCold(b, 100, 1000) }
 
+// BenchmarkCorpusQueryCold10k is the same at 10k chunks: what is left
+// there is the process's fixed cost.
+func BenchmarkCorpusQueryCold10k(b *testing.B) { benchCorpusCold(b, 10, 1000) }
+
 func BenchmarkCorpusQueryCold1M(b *testing.B) {
 	if os.Getenv("ASKY_BENCH_1M") == "" {
 		b.Skip("set ASKY_BENCH_1M=1 (and ASKY_BENCH_CACHE=dir to keep the corpus)")

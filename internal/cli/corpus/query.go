@@ -101,7 +101,7 @@ type queryResult struct {
 // runs: a query allocates a few MB, so it never does, while a query that
 // first rebuilds a missing vector snapshot from SQLite (streaming GBs)
 // stays within it.
-const queryHeapLimit = 64 << 20
+const queryHeapLimit = 32 << 20
 
 func queryRun(ctx context.Context, opts *QueryOptions) error {
 	// One query is one short process: its few MB of garbage die with it,

@@ -29,56 +29,117 @@ const bm25K1 = 1.2
 // pool; otherwise it runs the full query.
 func (ix *Index) lexicalSearch(ctx context.Context, query string, td termDocs, sources []int64, pool int) ([]store.FTSHit, error) {
 	match := lexicalMatch(query, td)
-	if hits, ok, err := ix.prunedSearch(ctx, match, td.df, td.total, sources, pool); ok || err != nil {
+	if hits, ok, err := ix.prunedSearch(ctx, match, td.df, td.total, sources, pool, tightMinRows); ok || err != nil {
 		return hits, err
 	}
 	return ix.St.SearchCorpusFTS(ctx, match, FieldWeights, sources, pool)
 }
 
+// tightTermShare is the first, tighter split tried: at a million chunks a
+// term in 1–5% of them still matches tens of thousands of rows, each
+// scored by bm25, while the rarer terms usually decide the top pool.
+const tightTermShare = 0.01
+
+// tightMinRows is how many rows the query's terms must match together
+// before the extra proofs (the tight split, the intersection) are tried:
+// below it the full query costs ~10 ms or less, about what a proof
+// that fails adds (at 100k chunks trying them always made the keyword
+// side up to 2× slower; at a million they halve it).
+const tightMinRows = 50000
+
 // prunedSearch is the MaxScore path of lexicalSearch; ok is false when it
-// does not apply or cannot prove its result equals the full query's.
-func (ix *Index) prunedSearch(ctx context.Context, match string, df map[string]int, total int, sources []int64, pool int) ([]store.FTSHit, bool, error) {
+// does not apply or cannot prove its result equals the full query's. It
+// tries the tight split (terms in at most 1% of chunks essential) and then
+// the 5% one; each proof that fails costs two or three queries over rare
+// terms or intersections, against one that scores every row of the
+// common terms.
+// tightMin is tightMinRows (tests lower it).
+func (ix *Index) prunedSearch(ctx context.Context, match string, df map[string]int, total int, sources []int64, pool, tightMin int) ([]store.FTSHit, bool, error) {
 	if total < commonTermMinChunks || match == "" {
 		return nil, false, nil
 	}
-	var rare, common []string
-	bound := 0.0
+	type term struct {
+		q string
+		n int
+	}
+	var terms []term
+	rows := 0
 	for _, q := range strings.Split(match, " OR ") {
-		n := df[strings.ReplaceAll(strings.Trim(q, `"`), `""`, `"`)]
-		if float64(n) <= prunedTermShare*float64(total) {
-			rare = append(rare, q)
+		terms = append(terms, term{q, df[strings.ReplaceAll(strings.Trim(q, `"`), `""`, `"`)]})
+		rows += terms[len(terms)-1].n
+	}
+	shares := []float64{prunedTermShare}
+	if rows >= tightMin {
+		shares = []float64{tightTermShare, prunedTermShare}
+	}
+	tried := -1
+	for _, share := range shares {
+		var rare, common []string
+		bound, least := 0.0, math.Inf(1)
+		for _, t := range terms {
+			if float64(t.n) <= share*float64(total) {
+				rare = append(rare, t.q)
+				continue
+			}
+			common = append(common, t.q)
+			// FTS5's idf, floored as FTS5 floors it.
+			idf := math.Max(1e-6, math.Log((float64(total)-float64(t.n)+0.5)/(float64(t.n)+0.5)))
+			bound += idf * (bm25K1 + 1)
+			least = min(least, idf*(bm25K1+1))
+		}
+		if len(rare) == 0 || len(common) == 0 || len(rare) == tried {
 			continue
 		}
-		common = append(common, q)
-		// FTS5's idf, floored as FTS5 floors it.
-		idf := math.Max(1e-6, math.Log((float64(total)-float64(n)+0.5)/(float64(n)+0.5)))
-		bound += idf * (bm25K1 + 1)
+		tried = len(rare)
+		c, err := ix.rareCandidates(ctx, rare, common, sources, pool)
+		if err != nil {
+			return nil, true, err
+		}
+		if hits, ok := c.top(pool, bound); ok {
+			return hits, true, nil
+		}
+		if len(common) < 2 || rows < tightMin {
+			continue
+		}
+		// Rows without a rare term that hold every common one are scored
+		// in full by their intersection (much smaller than their union);
+		// a row missing one of them scores at most the bound less the
+		// least of the common terms' bounds.
+		all, err := ix.St.SearchCorpusFTS(ctx, strings.Join(common, " AND "), FieldWeights, sources, pool)
+		if err != nil {
+			return nil, true, err
+		}
+		c.add(all)
+		if hits, ok := c.top(pool, bound-least); ok {
+			return hits, true, nil
+		}
 	}
-	if len(rare) == 0 || len(common) == 0 {
-		return nil, false, nil
+	return nil, false, nil
+}
+
+// candidates are rows with their best-known bm25 (FTS5's is negative,
+// lower is better): a row's score in a query over some of the terms is
+// at best its full score, so the lowest seen is the full one when any
+// query saw it whole.
+type candidates map[int64]float64
+
+func (c candidates) add(hs []store.FTSHit) {
+	for _, h := range hs {
+		if s, ok := c[h.ChunkID]; !ok || h.BM25 < s {
+			c[h.ChunkID] = h.BM25
+		}
 	}
-	rareOR := strings.Join(rare, " OR ")
-	// Rows with a rare term but no common one score as in the rare query;
-	// those below its top pool cannot enter the result. Rows with both are
-	// scored in full by the second query (FTS5 bm25 sums over the phrases
-	// of the expression, each with its own idf).
-	only, err := ix.St.SearchCorpusFTS(ctx, rareOR, FieldWeights, sources, pool)
-	if err != nil {
-		return nil, true, err
+}
+
+// top returns the pool best candidates when the pool-th beats bound, the
+// most a row outside the candidates can score (the margin covers float
+// rounding); ok is false otherwise.
+func (c candidates) top(pool int, bound float64) ([]store.FTSHit, bool) {
+	if len(c) < pool {
+		return nil, false
 	}
-	both, err := ix.St.SearchCorpusFTS(ctx, "("+rareOR+") AND ("+strings.Join(common, " OR ")+")", FieldWeights, sources, pool)
-	if err != nil {
-		return nil, true, err
-	}
-	score := make(map[int64]float64, len(only)+len(both))
-	for _, h := range only {
-		score[h.ChunkID] = h.BM25
-	}
-	for _, h := range both {
-		score[h.ChunkID] = h.BM25
-	}
-	hits := make([]store.FTSHit, 0, len(score))
-	for id, s := range score {
+	hits := make([]store.FTSHit, 0, len(c))
+	for id, s := range c {
 		hits = append(hits, store.FTSHit{ChunkID: id, BM25: s})
 	}
 	sort.Slice(hits, func(i, j int) bool {
@@ -87,10 +148,29 @@ func (ix *Index) prunedSearch(ctx context.Context, match string, df map[string]i
 		}
 		return hits[i].ChunkID < hits[j].ChunkID
 	})
-	// bm25 is negative in FTS5 (lower is better): a row with only common
-	// terms scores at least -bound. The margin covers float rounding.
-	if len(hits) < pool || -hits[pool-1].BM25 <= bound*(1+1e-9) {
-		return nil, false, nil
+	if -hits[pool-1].BM25 <= bound*(1+1e-9) {
+		return nil, false
 	}
-	return hits[:pool], true, nil
+	return hits[:pool], true
+}
+
+// rareCandidates ranks the rows holding a rare term: those without a
+// common term score as in the rare query; those below its top pool cannot
+// enter the result. Rows with both are scored in full by the second query
+// (FTS5 bm25 sums over the phrases of the expression, each with its own
+// idf).
+func (ix *Index) rareCandidates(ctx context.Context, rare, common []string, sources []int64, pool int) (candidates, error) {
+	rareOR := strings.Join(rare, " OR ")
+	only, err := ix.St.SearchCorpusFTS(ctx, rareOR, FieldWeights, sources, pool)
+	if err != nil {
+		return nil, err
+	}
+	both, err := ix.St.SearchCorpusFTS(ctx, "("+rareOR+") AND ("+strings.Join(common, " OR ")+")", FieldWeights, sources, pool)
+	if err != nil {
+		return nil, err
+	}
+	c := make(candidates, len(only)+len(both))
+	c.add(only)
+	c.add(both)
+	return c, nil
 }

@@ -3,6 +3,7 @@
 package research
 
 import (
+	"fmt"
 	"os"
 	"syscall"
 )
@@ -27,4 +28,14 @@ func unmapFile(b []byte) {
 // ingests never append to one snapshot at once; closing f releases it.
 func lockFile(f *os.File) error {
 	return syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+}
+
+// fileIdentity is the file's device and inode: a file replaced by a
+// rename gets a new one.
+func fileIdentity(fi os.FileInfo) string {
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return ""
+	}
+	return fmt.Sprintf("%v:%v", st.Dev, st.Ino)
 }

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+	"time"
 	"unsafe"
 )
 
@@ -162,8 +163,14 @@ type snapSet struct {
 	data []byte
 	rows *os.File
 	l    snapLayout
-	// checked[b] is 1 once block b's CRC matched in this process.
+	// checked[b] is 1 once block b's CRC matched in this process (or all
+	// are, from the .ok file: see snapverified.go).
 	checked []uint32
+	// stamp of the mapped blocks file, written to okPath once every block
+	// is checked; marked when it is (or was found) there.
+	stamp, okPath string
+	mtime         time.Time
+	marked        atomic.Bool
 }
 
 // rescoreFactor is how many int8 candidates per wanted result are
@@ -235,6 +242,7 @@ func (s *snapSet) topK(qv []float32, n int) ([]Scored, error) {
 	if damaged.Load() {
 		return nil, errSnapshotDamaged
 	}
+	s.markVerified()
 	cands := mergeTop(parts, cand)
 	// Rescoring reads candidate rows scattered over the rows file, so it
 	// is bound by latency: split over the workers too.

@@ -64,6 +64,7 @@ func (ix *Index) rowsPath() string {
 func (ix *Index) removeSnapshot() {
 	_ = os.Remove(ix.snapshotPath())
 	_ = os.Remove(ix.rowsPath())
+	_ = os.Remove(ix.verifiedPath())
 }
 
 // snapLayout places the parts of a snapshot of count vectors of dim.
@@ -126,7 +127,9 @@ func (ix *Index) openSnapshot(gen int64, count int) (*snapSet, bool) {
 		rows.Close()
 		return nil, false
 	}
-	return &snapSet{data: data, rows: rows, l: l, checked: make([]uint32, l.blocks)}, true
+	s := &snapSet{data: data, rows: rows, l: l, checked: make([]uint32, l.blocks)}
+	s.trustVerified(f, ix.verifiedPath())
+	return s, true
 }
 
 // openCurrent opens both snapshot files when the header says they hold

@@ -118,11 +118,7 @@ func TestSnapshotMappedSearch(t *testing.T) {
 // checksums, the flipped id returns another document.
 func TestSnapshotChecksums(t *testing.T) {
 	ctx := context.Background()
-	docs := map[string]string{}
-	for i := 0; i < 12; i++ {
-		docs[fmt.Sprintf("d%02d.md", i)] = fmt.Sprintf("# Doc %d\n\n%s\n", i, strings.Repeat(fmt.Sprintf("topic%d word%d ", i, i*7), 20))
-	}
-	ix, _ := snapIndex(t, docs)
+	ix, _ := snapIndex(t, topicDocs())
 	query := "topic3 word21"
 	want, err := freshIndex(ix).Search(ctx, query, SearchOptions{TopK: 3})
 	if err != nil || len(want) == 0 || want[0].Title != "Doc 3" {
@@ -187,6 +183,15 @@ func TestSnapshotChecksums(t *testing.T) {
 			}
 		})
 	}
+}
+
+// topicDocs are 12 documents, each about its own "topicN wordM".
+func topicDocs() map[string]string {
+	docs := map[string]string{}
+	for i := 0; i < 12; i++ {
+		docs[fmt.Sprintf("d%02d.md", i)] = fmt.Sprintf("# Doc %d\n\n%s\n", i, strings.Repeat(fmt.Sprintf("topic%d word%d ", i, i*7), 20))
+	}
+	return docs
 }
 
 func hitIDs(hs []Hit) []int64 {

@@ -503,41 +503,6 @@ func (s *Store) Findings(ctx context.Context, sessionID int64) ([]Finding, error
 	return out, rows.Err()
 }
 
-// CorpusTermDocs returns how many chunks contain each term (terms absent
-// from the index are missing from the map) and the total chunk count.
-func (s *Store) CorpusTermDocs(ctx context.Context, terms []string) (map[string]int, int, error) {
-	out := map[string]int{}
-	var total int
-	err := s.db.QueryRowContext(ctx, `SELECT value FROM corpus_state WHERE key = 'chunks'`).Scan(&total)
-	if errors.Is(err, sql.ErrNoRows) {
-		err = s.db.QueryRowContext(ctx, `SELECT count(*) FROM corpus_chunks`).Scan(&total)
-	}
-	if err != nil {
-		return nil, 0, err
-	}
-	if len(terms) == 0 {
-		return out, total, nil
-	}
-	args := make([]any, len(terms))
-	for i, t := range terms {
-		args[i] = t
-	}
-	rows, err := s.db.QueryContext(ctx, `SELECT term, doc FROM corpus_chunks_vocab WHERE term IN (`+placeholders(len(terms))+`)`, args...)
-	if err != nil {
-		return nil, 0, err
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var t string
-		var n int
-		if err := rows.Scan(&t, &n); err != nil {
-			return nil, 0, err
-		}
-		out[t] = n
-	}
-	return out, total, rows.Err()
-}
-
 // scanChunk scans the chunk columns id, source_id, idx, section_id,
 // section, title, text.
 func scanChunk(r scanner) (CorpusChunk, error) {

@@ -160,12 +160,16 @@ func uriPath(path string) string {
 	return strings.NewReplacer("%", "%25", "?", "%3f", "#", "%23").Replace(path)
 }
 
+// busyTimeoutMS is how long a statement waits for another connection's
+// lock before failing with SQLITE_BUSY.
+const busyTimeoutMS = "10000"
+
 // DSN builds the connection string: every pragma lives in the DSN so each
 // pooled connection gets it, and _txlock=immediate makes write transactions
 // take the lock up front (deferred upgrades fail with SQLITE_BUSY without
 // consulting busy_timeout).
 func DSN(path string) string {
-	return "file:" + uriPath(path) + "?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)" +
+	return "file:" + uriPath(path) + "?_pragma=busy_timeout(" + busyTimeoutMS + ")&_pragma=journal_mode(WAL)" +
 		"&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(1)&_txlock=immediate"
 }
 

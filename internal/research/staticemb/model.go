@@ -11,7 +11,7 @@ package staticemb
 
 import (
 	"crypto/sha256"
-	"embed"
+	_ "embed" // the builtin model
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -21,6 +21,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sync"
+	"unsafe"
 )
 
 // Files of a model directory.
@@ -52,9 +53,22 @@ func Load(fsys fs.FS, name string) (*Model, error) {
 	if err != nil {
 		return nil, fmt.Errorf("tokenizer %s: %w", tokPath, unwrapPath(err))
 	}
-	// The weights (read, decode, hash) and the tokenizer (JSON) take
-	// about as long as each other: do them on two cores, since every cold
-	// query with the builtin model waits for both.
+	st, err := fs.ReadFile(fsys, WeightsFile)
+	if err != nil {
+		return nil, fmt.Errorf("weights %s: %w", wPath, unwrapPath(err))
+	}
+	return load(tj, st, "", name)
+}
+
+// load builds a model from the two files' bytes, which it keeps (the
+// int8 rows alias st: no caller writes them afterwards). sum, when not
+// empty, is their known sha256 (the compiled-in model's, checked by a
+// test), which saves hashing 8 MB on every cold start.
+func load(tj, st []byte, sum, name string) (*Model, error) {
+	tokPath, wPath := filepath.Join(name, TokenizerFile), filepath.Join(name, WeightsFile)
+	// The weights (decode, hash) and the tokenizer (JSON) take about as
+	// long as each other: do them on two cores, since every cold query
+	// waits for both.
 	type weighed struct {
 		m   *Model
 		sum string
@@ -62,22 +76,30 @@ func Load(fsys fs.FS, name string) (*Model, error) {
 	}
 	wc := make(chan weighed, 1)
 	go func() {
-		st, err := fs.ReadFile(fsys, WeightsFile)
-		if err != nil {
-			wc <- weighed{err: fmt.Errorf("weights %s: %w", wPath, unwrapPath(err))}
-			return
-		}
 		m, err := parseWeights(st)
 		if err != nil {
 			wc <- weighed{err: fmt.Errorf("weights %s: %w", wPath, err)}
 			return
 		}
-		h := sha256.New()
-		h.Write(tj)
-		h.Write(st)
-		wc <- weighed{m: m, sum: hex.EncodeToString(h.Sum(nil))}
+		if sum == "" {
+			h := sha256.New()
+			h.Write(tj)
+			h.Write(st)
+			sum = hex.EncodeToString(h.Sum(nil))
+		}
+		wc <- weighed{m: m, sum: sum}
 	}()
-	tokens, tokErr := parseTokenizer(tj)
+	var tokens []string
+	var tokErr error
+	if sum == builtinSHA256 {
+		tokens, tokErr = builtinVocab(tj)
+	} else {
+		tokens, tokErr = parseTokenizer(tj)
+	}
+	var wp *WordPiece
+	if tokErr == nil {
+		wp = NewWordPiece(tokens)
+	}
 	w := <-wc
 	if tokErr != nil {
 		return nil, fmt.Errorf("tokenizer %s: %w", tokPath, tokErr)
@@ -90,7 +112,7 @@ func Load(fsys fs.FS, name string) (*Model, error) {
 		return nil, fmt.Errorf("weights %s: embeddings have %d rows but the tokenizer has %d tokens (mismatched files?)", wPath, n, len(tokens))
 	}
 	m.Tokens = tokens
-	m.wp = NewWordPiece(tokens)
+	m.wp = wp
 	if m.wp.unk < 0 {
 		return nil, fmt.Errorf("tokenizer %s: vocabulary has no [UNK] token", tokPath)
 	}
@@ -174,8 +196,20 @@ func (st *State) Embed(m *Model, text string) []float32 {
 	return out
 }
 
-//go:embed data/tokenizer.json data/model.safetensors
-var builtinFS embed.FS
+// The compiled-in model's files, embedded as strings: read-only data
+// of the binary, so its int8 rows are used in place and only the pages of
+// the tokens a text has are ever read.
+var (
+	//go:embed data/tokenizer.json
+	builtinTokenizer string
+	//go:embed data/model.safetensors
+	builtinWeights string
+)
+
+// builtinSHA256 is the sha256 of the compiled-in tokenizer and weights
+// (TestBuiltinSHA256 recomputes it): part of the embedder identity,
+// known without hashing 8 MB at every start.
+const builtinSHA256 = "1936b99f36423734f67bfb211603ad4e8932bc14bad6f12bf293d7030f9b5eef"
 
 var (
 	builtinOnce  sync.Once
@@ -188,11 +222,7 @@ var (
 // trained with, which the transformer encoder (package minilm) shares
 // rather than embedding a second copy.
 func BuiltinTokens() ([]string, error) {
-	tj, err := builtinFS.ReadFile("data/" + TokenizerFile)
-	if err != nil {
-		return nil, err
-	}
-	return parseTokenizer(tj)
+	return builtinVocab(readOnly(builtinTokenizer))
 }
 
 // Builtin is the compiled-in model, distilled from all-MiniLM-L6-v2
@@ -200,8 +230,11 @@ func BuiltinTokens() ([]string, error) {
 // never changed after.
 func Builtin() (*Model, error) {
 	builtinOnce.Do(func() {
-		sub, _ := fs.Sub(builtinFS, "data")
-		builtinModel, builtinErr = Load(sub, "builtin")
+		builtinModel, builtinErr = load(readOnly(builtinTokenizer), readOnly(builtinWeights), builtinSHA256, "builtin")
 	})
 	return builtinModel, builtinErr
 }
+
+// readOnly views an embedded string as bytes without copying; nothing
+// writes them (writing would fault: they live in read-only memory).
+func readOnly(s string) []byte { return unsafe.Slice(unsafe.StringData(s), len(s)) }

@@ -76,14 +76,7 @@ func TestWordPieceSplitsLikeBERT(t *testing.T) {
 }
 
 func TestLoadDirRejectsDamageNamingTheFile(t *testing.T) {
-	tok, err := builtinFS.ReadFile("data/" + TokenizerFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w, err := builtinFS.ReadFile("data/" + WeightsFile)
-	if err != nil {
-		t.Fatal(err)
-	}
+	tok, w := []byte(builtinTokenizer), []byte(builtinWeights)
 	cases := []struct {
 		name     string
 		tok, w   []byte
@@ -119,9 +112,62 @@ func TestLoadDirRejectsDamageNamingTheFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	b, _ := Builtin()
-	if m.SHA256 != b.SHA256 {
-		t.Errorf("same files, different identity")
+	if m.SHA256 != b.SHA256 || m.SHA256 != builtinSHA256 {
+		t.Errorf("same files, different identity (hashed %s, builtinSHA256 %s)", m.SHA256, builtinSHA256)
 	}
+	if !slices.Equal(m.Tokens, b.Tokens) || !slices.Equal(m.rows, b.rows) || !slices.Equal(m.scale, b.scale) {
+		t.Errorf("the builtin model differs from the same files loaded from a directory")
+	}
+}
+
+// The vocabulary scanner reads what a JSON decoder reads, escapes included.
+func TestParseVocabMatchesJSONDecoding(t *testing.T) {
+	for _, raw := range []string{
+		builtinVocabJSON(t),
+		` { "[UNK]" : 0 ,"a\"b":2, "\u00e9\/":1,"\\":3}`,
+	} {
+		var ref map[string]int32
+		if err := json.Unmarshal([]byte(raw), &ref); err != nil {
+			t.Fatal(err)
+		}
+		got, err := parseVocab([]byte(raw))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != len(ref) {
+			t.Fatalf("%d tokens, JSON has %d", len(got), len(ref))
+		}
+		for tok, id := range ref {
+			if got[id] != tok {
+				t.Errorf("id %d: %q, JSON says %q", id, got[id], tok)
+			}
+		}
+	}
+	full, err := parseTokenizer([]byte(builtinTokenizer))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fast, err := builtinVocab(readOnly(builtinTokenizer))
+	if err != nil || !slices.Equal(fast, full) {
+		t.Fatalf("the builtin's vocab scan differs from the full parse (%v)", err)
+	}
+	for _, bad := range []string{`[]`, `{"a":x}`, `{"a":0,"b":0}`, `{"a":5}`, `{}`} {
+		if _, err := parseVocab([]byte(bad)); err == nil {
+			t.Errorf("%s: accepted", bad)
+		}
+	}
+}
+
+func builtinVocabJSON(t *testing.T) string {
+	var tj struct {
+		Model struct {
+			Vocab json.RawMessage `json:"vocab"`
+		} `json:"model"`
+	}
+	if err := json.Unmarshal([]byte(builtinTokenizer), &tj); err != nil {
+		t.Fatal(err)
+	}
+	return string(tj.Model.Vocab)
 }
 
 func TestF16AndF32WeightsLoad(t *testing.T) {
@@ -196,22 +242,5 @@ func BenchmarkEmbedChunk(b *testing.B) {
 	b.SetBytes(int64(len(text)))
 	for b.Loop() {
 		st.Embed(m, text)
-	}
-}
-
-func TestDecodeVocabMatchesEncodingJSON(t *testing.T) {
-	raw := []byte(` { "[PAD]" : 0, "\"": 1,"\\":2, "é":3, "\u00e9x":4 ,"##a":5 } `)
-	var want map[string]int32
-	if err := json.Unmarshal(raw, &want); err != nil {
-		t.Fatal(err)
-	}
-	got, err := decodeVocab(raw)
-	if err != nil || fmt.Sprint(got) != fmt.Sprint(want) {
-		t.Fatalf("got %v, %v; want %v", got, err, want)
-	}
-	for _, b := range []string{`{"a":1`, `{"a" 1}`, `{"a":x}`, `["a"]`, `{"a":1,"a":2}`} {
-		if _, err := decodeVocab([]byte(b)); err == nil {
-			t.Errorf("%s: no error", b)
-		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"math"
 	"sort"
 	"strconv"
+	"unsafe"
 )
 
 // tensorInfo is one entry of a safetensors header.
@@ -159,10 +160,8 @@ func parseWeights(b []byte) (*Model, error) {
 			return nil, errors.New("I8 embeddings need a per-row F32 \"scales\" tensor")
 		}
 		copy(m.scale, sc.floats())
-		m.rows = make([]int8, len(emb.data))
-		for i, v := range emb.data {
-			m.rows[i] = int8(v)
-		}
+		// The rows are used in place: b is the caller's to keep.
+		m.rows = unsafe.Slice((*int8)(unsafe.Pointer(unsafe.SliceData(emb.data))), len(emb.data))
 	case "F32", "F16":
 		f := emb.floats()
 		m.rows = make([]int8, len(f))
@@ -217,94 +216,106 @@ func parseTokenizer(b []byte) ([]string, error) {
 	if tj.Normalizer == nil || tj.Normalizer.Type != "BertNormalizer" || !tj.Normalizer.Lowercase {
 		return nil, errors.New("unsupported normalizer (only an uncased BertNormalizer)")
 	}
-	vocab, err := decodeVocab(tj.Model.Vocab)
-	if err != nil {
-		return nil, fmt.Errorf("corrupt vocabulary: %v", err)
+	return parseVocab(tj.Model.Vocab)
+}
+
+// parseVocab reads the vocab object, {"token": id, ...}, of JSON that
+// json.Unmarshal has already checked (or the compiled-in tokenizer, which
+// a test checks), and ignores what follows it. Decoding it as a
+// map[string]int32 took 30–45 ms of every cold start; this takes about
+// one, its tokens substrings of raw, which must never change.
+func parseVocab(raw []byte) ([]string, error) {
+	s := unsafe.String(unsafe.SliceData(raw), len(raw))
+	bad := errors.New("vocab is not an object of token ids")
+	est := bytes.Count(raw, []byte{','}) + 1 // at least the entries, in one allocation
+	toks := make([]string, 0, est)
+	ids := make([]int32, 0, est)
+	inOrder := true
+	i := skipSpace(s, 0)
+	if i >= len(s) || s[i] != '{' {
+		return nil, bad
 	}
-	n := len(vocab)
+	i = skipSpace(s, i+1)
+	for i < len(s) && s[i] != '}' {
+		if s[i] != '"' {
+			return nil, bad
+		}
+		j, esc := i+1, false
+		for ; j < len(s) && s[j] != '"'; j++ {
+			if s[j] == '\\' {
+				esc = true
+				j++
+			}
+		}
+		if j >= len(s) {
+			return nil, bad
+		}
+		tok := s[i+1 : j]
+		if esc {
+			if err := json.Unmarshal(raw[i:j+1], &tok); err != nil {
+				return nil, bad
+			}
+		}
+		i = skipSpace(s, j+1)
+		if i >= len(s) || s[i] != ':' {
+			return nil, bad
+		}
+		i = skipSpace(s, i+1)
+		k := i
+		for k < len(s) && (s[k] >= '0' && s[k] <= '9' || s[k] == '-') {
+			k++
+		}
+		id, err := strconv.ParseInt(s[i:k], 10, 32)
+		if err != nil {
+			return nil, fmt.Errorf("token %q has id %q", tok, s[i:k])
+		}
+		inOrder = inOrder && int(id) == len(toks)
+		toks = append(toks, tok)
+		ids = append(ids, int32(id))
+		i = skipSpace(s, k)
+		if i < len(s) && s[i] == ',' {
+			i = skipSpace(s, i+1)
+		}
+	}
+	n := len(toks)
 	if n == 0 {
 		return nil, errors.New("empty vocabulary")
 	}
+	if inOrder {
+		return toks, nil
+	}
 	tokens := make([]string, n)
-	for t, id := range vocab {
-		if id < 0 || int(id) >= n || tokens[id] != "" {
+	seen := make([]bool, n)
+	for e, id := range ids {
+		if id < 0 || int(id) >= n || seen[id] {
 			return nil, fmt.Errorf("vocabulary ids are not 0..%d", n-1)
 		}
-		tokens[id] = t
+		seen[id] = true
+		tokens[id] = toks[e]
 	}
 	return tokens, nil
 }
 
-// decodeVocab reads the {"token": id, …} object. It scans the bytes itself:
-// encoding/json's reflection takes ~30 ms for 30k entries, which every cold
-// process that embeds would pay; only escaped keys go through it.
-func decodeVocab(raw []byte) (map[string]int32, error) {
-	i := 0
-	ws := func() {
-		for i < len(raw) && (raw[i] == ' ' || raw[i] == '\n' || raw[i] == '\t' || raw[i] == '\r') {
-			i++
-		}
+// builtinVocab reads the compiled-in tokenizer's vocab without decoding
+// the rest of the JSON: its normalizer and model type are fixed, and
+// TestParseVocabMatchesJSONDecoding checks the result against the full
+// parser.
+func builtinVocab(tj []byte) ([]string, error) {
+	const key = `"vocab":`
+	m := bytes.Index(tj, []byte(`"model":`))
+	if m < 0 {
+		return nil, errors.New("no model")
 	}
-	bad := func(what string) error { return fmt.Errorf("expected %s at byte %d", what, i) }
-	ws()
-	if i >= len(raw) || raw[i] != '{' {
-		return nil, bad("{")
+	v := bytes.Index(tj[m:], []byte(key))
+	if v < 0 {
+		return nil, errors.New("no vocab")
 	}
-	i++
-	m := make(map[string]int32, bytes.Count(raw, []byte(`":`)))
-	for {
-		ws()
-		if i < len(raw) && raw[i] == '}' && len(m) == 0 {
-			return m, nil
-		}
-		if i >= len(raw) || raw[i] != '"' {
-			return nil, bad("a token")
-		}
-		j, escaped := i+1, false
-		for ; j < len(raw) && raw[j] != '"'; j++ {
-			if raw[j] == '\\' {
-				escaped = true
-				j++
-			}
-		}
-		if j >= len(raw) {
-			return nil, bad("the end of a token")
-		}
-		var key string
-		if escaped {
-			if err := json.Unmarshal(raw[i:j+1], &key); err != nil {
-				return nil, err
-			}
-		} else {
-			key = string(raw[i+1 : j])
-		}
-		i = j + 1
-		ws()
-		if i >= len(raw) || raw[i] != ':' {
-			return nil, bad(":")
-		}
+	return parseVocab(tj[m+v+len(key):])
+}
+
+func skipSpace(s string, i int) int {
+	for i < len(s) && (s[i] == ' ' || s[i] == '\n' || s[i] == '\t' || s[i] == '\r') {
 		i++
-		ws()
-		start := i
-		for i < len(raw) && raw[i] >= '0' && raw[i] <= '9' {
-			i++
-		}
-		id, err := strconv.ParseInt(string(raw[start:i]), 10, 32)
-		if err != nil {
-			return nil, bad("a token id")
-		}
-		if _, dup := m[key]; dup {
-			return nil, fmt.Errorf("token %q listed twice", key)
-		}
-		m[key] = int32(id)
-		ws()
-		if i < len(raw) && raw[i] == ',' {
-			i++
-			continue
-		}
-		if i < len(raw) && raw[i] == '}' {
-			return m, nil
-		}
-		return nil, bad(", or }")
 	}
+	return i
 }

@@ -23,7 +23,7 @@ type WordPiece struct {
 
 // NewWordPiece indexes a vocabulary (token id = position).
 func NewWordPiece(tokens []string) *WordPiece {
-	w := &WordPiece{words: make(map[string]int32, len(tokens)), conts: map[string]int32{}, unk: -1}
+	w := &WordPiece{words: make(map[string]int32, len(tokens)), conts: make(map[string]int32, len(tokens)/4), unk: -1}
 	for i, t := range tokens {
 		if rest, ok := cutPrefix(t, "##"); ok && rest != "" {
 			w.conts[rest] = int32(i)

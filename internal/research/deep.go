@@ -4,6 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/askygo/asky/internal/config"
 
 	"github.com/askygo/asky/internal/store"
 )
@@ -307,4 +311,37 @@ func (ix *Index) finishDeep(ctx context.Context, c <-chan deepResult, lex []stor
 		}
 	}
 	return r.hits, fuseWeights{lex: deepLexWeight, dense: deepStaticWeight, deep: deepWeight}
+}
+
+// NewDeep builds the deep tier [research.deep] configures; nil when it is
+// off.
+func NewDeep(e config.Embedding, st *store.Store, hc *http.Client, getenv func(string) string, snapshotDir string) (*DeepTier, error) {
+	if strings.EqualFold(e.Provider, config.DeepOff) {
+		return nil, nil
+	}
+	emb, err := NewEmbedder(e, hc, getenv)
+	if err != nil {
+		return nil, fmt.Errorf("research.deep: %w", err)
+	}
+	return NewDeepTier(st, emb, snapshotDir), nil
+}
+
+// Peek reads the deep tier's coverage without running its embedder, when
+// its spec knows the dimension (a builtin or local model); ok is false
+// for a provider that must be probed first.
+func (d *DeepTier) Peek(ctx context.Context) (c DeepCoverage, ok bool, err error) {
+	sp := d.ix.Emb.Spec()
+	if sp.Dim == 0 {
+		return c, false, nil
+	}
+	c.Fingerprint = sp.Fingerprint()
+	f, err := d.ix.St.CorpusFacts(ctx, c.Fingerprint)
+	c.Chunks, c.Vectors = f.Chunks, f.Vectors
+	return c, err == nil, err
+}
+
+// Model names the deep embedder for messages.
+func (d *DeepTier) Model() string {
+	sp := d.ix.Emb.Spec()
+	return sp.Provider + " " + sp.Model
 }

@@ -168,10 +168,13 @@ func TestDoctorJSON(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
-	if rep.OK || len(rep.Checks) != 6 {
+	if rep.OK || len(rep.Checks) != 7 {
 		t.Fatalf("report %+v", rep)
 	}
-	last := rep.Checks[len(rep.Checks)-1]
+	if deep := rep.Checks[len(rep.Checks)-1]; deep.Name != "deep" || deep.Status != statusSkip {
+		t.Errorf("deep check %+v", deep)
+	}
+	last := rep.Checks[len(rep.Checks)-2]
 	if last.Name != "search" || last.Status != statusFail || !strings.Contains(last.Hint, "SERPER_API_KEY") {
 		t.Errorf("search check %+v", last)
 	}

@@ -34,6 +34,7 @@ func NewCmdCorpus(f *cmdutil.Factory) *cobra.Command {
 		NewCmdRemove(f, nil),
 		NewCmdEval(f, nil),
 		NewCmdReindex(f, nil),
+		NewCmdEmbed(f, nil),
 	)
 	return cmdutil.StrictGroup(cmd)
 }

@@ -92,15 +92,17 @@ func (d *DeepTier) open(ctx context.Context) error {
 		if err := st.DropSpace(ctx, stale.Fingerprint); err != nil {
 			return err
 		}
-		probe, err := Probe(ctx, d.ix.Emb)
-		if err != nil {
-			return fmt.Errorf("deep tier: %w", &EmbedderError{Err: err})
+		probe, perr := Probe(ctx, d.ix.Emb)
+		if perr != nil {
+			return fmt.Errorf("deep tier: %w", &EmbedderError{Err: perr})
 		}
 		if err := st.PutEmbeddingSpace(ctx, store.EmbeddingSpace{Fingerprint: d.ix.fp, SpecJSON: d.ix.spec.JSON(), Dim: d.ix.spec.Dim, Probe: probe, State: "ready"}); err != nil {
 			return err
 		}
 		d.ix.Invalidate()
-		d.ix.removeSnapshot()
+		if d.ix.SnapshotDir != "" {
+			d.ix.removeSnapshot()
+		}
 		err = d.ix.Open(ctx)
 	}
 	if err != nil {

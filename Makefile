@@ -6,7 +6,7 @@ LDFLAGS   := -s -w -X github.com/askygo/asky/internal/build.Version=$(VERSION)
 BIN       := bin/asky
 PREFIX    ?= $(HOME)/.local
 
-.PHONY: build test demo demo-run bench eval eval-semantic lint completions check-completions install clean
+.PHONY: build test demo demo-run bench eval eval-semantic eval-deep lint completions check-completions install clean
 
 build:
 	$(GO) build -trimpath -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/asky
@@ -75,6 +75,13 @@ eval: build
 # Python and (once) the package index; never part of make test.
 eval-semantic: build
 	EVAL_DIR=$(EVAL_DIR) internal/research/staticemb/convert/eval-semantic.sh
+
+# eval-deep measures the deep tier ([research.deep]): candidate fusions of
+# BM25, the builtin static embedder and a real all-MiniLM-L6-v2 (through a
+# local /v1/embeddings server), then corpus ingest + embed + eval. Python;
+# never part of make test.
+eval-deep: build
+	EVAL_DIR=$(EVAL_DIR) internal/research/staticemb/convert/eval-deep.sh
 
 # -p 1: packages one at a time, so no benchmark shares the cores with another.
 # The million-chunk benchmarks (BenchmarkQuery1M, BenchmarkCorpusQueryCold1M)

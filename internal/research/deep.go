@@ -42,7 +42,7 @@ const (
 // deepFillBatch is the number of chunks a deep pass embeds and commits at
 // a time: a kill loses at most this much work (a few seconds of a
 // transformer on two cores).
-const deepFillBatch = 64
+const deepFillBatch = 32
 
 // openSpace resolves emb's space: its spec and fingerprint (the dimension
 // learnt from a probe of the canary), the space row created on first
@@ -249,12 +249,9 @@ func (ix *Index) startDeep(ctx context.Context, query string, sources []int64, n
 
 func (d *DeepTier) search(ctx context.Context, query string, sources []int64, n int) ([]Scored, error) {
 	di := d.ix
-	if sp := di.Emb.Spec(); sp.Dim > 0 {
-		// The space is known without a probe: skip an empty one unembedded.
-		f, err := di.St.CorpusFacts(ctx, sp.Fingerprint())
-		if err != nil || f.Vectors == 0 {
-			return nil, err
-		}
+	// An empty deep tier costs the query nothing, not even its embedding.
+	if cov, _, err := d.Peek(ctx); err != nil || cov.Vectors == 0 {
+		return nil, err
 	}
 	var qv []float32
 	var qerr error
@@ -328,13 +325,26 @@ func NewDeep(e config.Embedding, st *store.Store, hc *http.Client, getenv func(s
 	return NewDeepTier(st, emb, snapshotDir), nil
 }
 
-// Peek reads the deep tier's coverage without running its embedder, when
-// its spec knows the dimension (a builtin or local model); ok is false
-// for a provider that must be probed first.
+// Peek reads the deep tier's coverage without running its embedder. A
+// provider's spec lacks its dimension until probed: its space is then
+// found among the stored ones by the dimension that completes its
+// fingerprint. ok is false when no space of this embedder exists yet.
 func (d *DeepTier) Peek(ctx context.Context) (c DeepCoverage, ok bool, err error) {
 	sp := d.ix.Emb.Spec()
 	if sp.Dim == 0 {
-		return c, false, nil
+		spaces, err := d.ix.St.EmbeddingSpaces(ctx)
+		if err != nil {
+			return c, false, err
+		}
+		for _, s := range spaces {
+			if sp.Dim = s.Dim; sp.Fingerprint() == s.Fingerprint {
+				break
+			}
+			sp.Dim = 0
+		}
+		if sp.Dim == 0 {
+			return c, false, nil
+		}
 	}
 	c.Fingerprint = sp.Fingerprint()
 	f, err := d.ix.St.CorpusFacts(ctx, c.Fingerprint)

@@ -32,7 +32,7 @@ func NewCmdEmbed(f *cmdutil.Factory, runF func(context.Context, *EmbedOptions) e
 			deep vectors are filled afterwards, from the stored chunk text, by
 			this pass (corpus ingest runs it too when stderr is a terminal).
 
-			It commits every 64 chunks: stop it at any time (Ctrl-C) and run it
+			It commits every 32 chunks: stop it at any time (Ctrl-C) and run it
 			again to continue where it stopped. Until a query's candidates all
 			have deep vectors, that query is ranked without the deep tier.
 			Changing the [research.deep] model drops its old vectors and embeds
@@ -97,6 +97,8 @@ func fillDeep(ctx context.Context, ios *iostreams.IOStreams, ix *research.Index,
 		pb.clear()
 	}
 	if err != nil && ctx.Err() != nil {
+		// The root prints only "interrupted" for a cancelled command.
+		fmt.Fprintf(ios.ErrOut, "deep tier: stopped after %d chunks (they are kept); run `asky corpus embed` to continue\n", n)
 		return n, time.Since(start), &cmdutil.Error{Code: cmdutil.ExitInterrupted,
 			Err:  fmt.Errorf("deep tier interrupted after %d chunks (they are kept)", n),
 			Hint: "run `asky corpus embed` (or ingest again) to continue; keyword and fast semantic search work meanwhile"}

@@ -220,11 +220,10 @@ func continueDeep(ctx context.Context, opts *IngestOptions, ix *research.Index) 
 	if err != nil || (ok && cov.Vectors >= cov.Chunks) {
 		return err
 	}
-	if ok {
-		fmt.Fprintf(opts.IO.ErrOut, "note: the deep tier (%s) has %d of %d chunks to embed; run `asky corpus embed`\n", ix.Deep.Model(), cov.Chunks-cov.Vectors, cov.Chunks)
-	} else {
-		fmt.Fprintf(opts.IO.ErrOut, "note: run `asky corpus embed` to fill the deep tier (%s)\n", ix.Deep.Model())
+	if !ok { // no deep space yet: every chunk is left
+		cov.Chunks, _, _ = ix.St.CorpusCounts(ctx, "")
 	}
+	fmt.Fprintf(opts.IO.ErrOut, "note: the deep tier (%s) has %d of %d chunks to embed; run `asky corpus embed`\n", ix.Deep.Model(), cov.Chunks-cov.Vectors, cov.Chunks)
 	return nil
 }
 

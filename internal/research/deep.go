@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"sync"
 
 	"github.com/askygo/asky/internal/config"
 
@@ -20,7 +21,8 @@ import (
 // the deep model re-embeds and never mixes. It searches through an inner
 // Index over that space, which brings the snapshot and scans with it.
 type DeepTier struct {
-	ix *Index
+	ix   *Index
+	name string // as configured, for messages
 }
 
 // NewDeepTier wraps emb as the deep tier of a corpus in st; snapshotDir
@@ -313,16 +315,72 @@ func (ix *Index) finishDeep(ctx context.Context, c <-chan deepResult, lex []stor
 }
 
 // NewDeep builds the deep tier [research.deep] configures; nil when it is
-// off.
-func NewDeep(e config.Embedding, st *store.Store, hc *http.Client, getenv func(string) string, snapshotDir string) (*DeepTier, error) {
+// off. Its model is loaded on first use (Load), not here: a transformer
+// compiled in takes time to decode, and most commands never need it (a
+// query only does once the deep tier has vectors).
+func NewDeep(e config.Embedding, st *store.Store, hc *http.Client, getenv func(string) string, snapshotDir string) *DeepTier {
 	if strings.EqualFold(e.Provider, config.DeepOff) {
-		return nil, nil
+		return nil
 	}
-	emb, err := NewEmbedder(e, hc, getenv)
+	lazy := &lazyEmbedder{build: func() (Embedder, error) {
+		emb, err := NewEmbedder(e, hc, getenv)
+		if err != nil {
+			return nil, fmt.Errorf("research.deep: %w", err)
+		}
+		return emb, nil
+	}}
+	d := NewDeepTier(st, lazy, snapshotDir)
+	d.name = e.Provider + " " + e.Model
+	return d
+}
+
+// Load loads the deep model now, to report a configuration it cannot
+// load (config doctor).
+func (d *DeepTier) Load() error {
+	if l, ok := d.ix.Emb.(*lazyEmbedder); ok {
+		_, err := l.get()
+		return err
+	}
+	return nil
+}
+
+// lazyEmbedder builds its embedder on first use.
+type lazyEmbedder struct {
+	build func() (Embedder, error)
+	once  sync.Once
+	emb   Embedder
+	err   error
+}
+
+func (l *lazyEmbedder) get() (Embedder, error) {
+	l.once.Do(func() { l.emb, l.err = l.build() })
+	return l.emb, l.err
+}
+
+// Spec is the embedder's, or empty (no dimension) when it cannot load;
+// embedding then returns the reason.
+func (l *lazyEmbedder) Spec() Spec {
+	e, err := l.get()
 	if err != nil {
-		return nil, fmt.Errorf("research.deep: %w", err)
+		return Spec{}
 	}
-	return NewDeepTier(st, emb, snapshotDir), nil
+	return e.Spec()
+}
+
+func (l *lazyEmbedder) EmbedDocuments(ctx context.Context, texts []string) ([][]float32, error) {
+	e, err := l.get()
+	if err != nil {
+		return nil, err
+	}
+	return e.EmbedDocuments(ctx, texts)
+}
+
+func (l *lazyEmbedder) EmbedQuery(ctx context.Context, text string) ([]float32, error) {
+	e, err := l.get()
+	if err != nil {
+		return nil, err
+	}
+	return e.EmbedQuery(ctx, text)
 }
 
 // Peek reads the deep tier's coverage without running its embedder. A
@@ -330,12 +388,14 @@ func NewDeep(e config.Embedding, st *store.Store, hc *http.Client, getenv func(s
 // found among the stored ones by the dimension that completes its
 // fingerprint. ok is false when no space of this embedder exists yet.
 func (d *DeepTier) Peek(ctx context.Context) (c DeepCoverage, ok bool, err error) {
+	spaces, err := d.ix.St.EmbeddingSpaces(ctx)
+	if err != nil || len(spaces) < 2 {
+		// None but the main space (deep passes open it first): the deep
+		// tier is empty, known without loading its model.
+		return c, false, err
+	}
 	sp := d.ix.Emb.Spec()
 	if sp.Dim == 0 {
-		spaces, err := d.ix.St.EmbeddingSpaces(ctx)
-		if err != nil {
-			return c, false, err
-		}
 		for _, s := range spaces {
 			if sp.Dim = s.Dim; sp.Fingerprint() == s.Fingerprint {
 				break
@@ -352,8 +412,11 @@ func (d *DeepTier) Peek(ctx context.Context) (c DeepCoverage, ok bool, err error
 	return c, err == nil, err
 }
 
-// Model names the deep embedder for messages.
+// Model names the deep embedder for messages (without loading it).
 func (d *DeepTier) Model() string {
+	if d.name != "" {
+		return d.name
+	}
 	sp := d.ix.Emb.Spec()
 	return sp.Provider + " " + sp.Model
 }

@@ -2,6 +2,7 @@ package research
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"reflect"
@@ -288,5 +289,26 @@ func TestDeepTierOffAndEmpty(t *testing.T) {
 	}
 	if _, err := ix2.Search(ctx, "zebra", SearchOptions{TopK: 3}); err != nil || deep.queries == 0 {
 		t.Fatalf("a filled deep tier embedded %d queries, %v", deep.queries, err)
+	}
+}
+
+func TestDeepModelLoadsOnlyWhenNeeded(t *testing.T) {
+	ctx := context.Background()
+	ix := newTestIndex(t)
+	built := 0
+	d := NewDeepTier(ix.St, &lazyEmbedder{build: func() (Embedder, error) {
+		built++
+		return nil, errors.New("unknown builtin embedder \"no-such\"")
+	}}, "")
+	ix.Deep = d
+	ingestDocs(t, ix, t.TempDir(), zebraDocs)
+	if _, err := ix.Search(ctx, "zebra", SearchOptions{TopK: 3}); err != nil {
+		t.Fatal(err)
+	}
+	if built != 0 {
+		t.Fatalf("an empty deep tier loaded its model %d times", built)
+	}
+	if _, err := ix.FillDeep(ctx, nil); err == nil || !strings.Contains(err.Error(), "no-such") {
+		t.Fatalf("FillDeep with a model that cannot load: %v", err)
 	}
 }

@@ -62,6 +62,9 @@ func embedRun(ctx context.Context, opts *EmbedOptions) error {
 		return cmdutil.Errorf("set [research.deep] to a second embedder, e.g. `asky config set research.deep.provider ollama` and research.deep.model",
 			"the deep tier is off ([research.deep] provider = \"off\")")
 	}
+	if err := ix.Deep.Load(); err != nil {
+		return cmdutil.WithHint(err, "check [research.deep] in your config, or turn the deep tier off: `asky config set research.deep.provider off`")
+	}
 	n, elapsed, err := fillDeep(ctx, opts.IO, ix, opts.IO.IsStderrTTY())
 	if err != nil {
 		return err

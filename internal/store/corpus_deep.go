@@ -24,8 +24,9 @@ type ChunkVectors struct {
 }
 
 // AddChunkVectors appends vectors in one space, all in one transaction.
-// The caller embeds only chunks that have none there yet (see
-// ChunksMissingVectors), so nothing is stored twice.
+// Chunks that got a vector there meanwhile (two passes at once: the
+// daemon's and a `corpus embed`) or that were deleted are skipped, so a
+// chunk never has two.
 func (s *Store) AddChunkVectors(ctx context.Context, fingerprint string, batch []ChunkVectors) error {
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
@@ -36,12 +37,49 @@ func (s *Store) AddChunkVectors(ctx context.Context, fingerprint string, batch [
 		if len(b.IDs) != len(b.Vecs) {
 			return fmt.Errorf("store: %d vectors for %d chunks", len(b.Vecs), len(b.IDs))
 		}
-		if err := putVectorBlocks(ctx, tx, b.SourceID, fingerprint, b.IDs, b.Vecs); err != nil {
+		have, err := vectorIDs(ctx, tx, fingerprint, b.SourceID)
+		if err != nil {
+			return err
+		}
+		live, err := chunkIDsOf(ctx, tx, b.SourceID)
+		if err != nil {
+			return err
+		}
+		var ids []int64
+		var vecs [][]float32
+		for i, id := range b.IDs {
+			if !have[id] && live[id] {
+				ids, vecs = append(ids, id), append(vecs, b.Vecs[i])
+			}
+		}
+		if len(ids) == 0 {
+			continue
+		}
+		if err := putVectorBlocks(ctx, tx, b.SourceID, fingerprint, ids, vecs); err != nil {
 			return err
 		}
 	}
 	return tx.Commit()
 }
+
+// chunkIDsOf is the set of a source's chunk ids.
+func chunkIDsOf(ctx context.Context, q querier, sourceID int64) (map[int64]bool, error) {
+	rows, err := q.QueryContext(ctx, `SELECT id FROM corpus_chunks WHERE source_id = ?`, sourceID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[int64]bool{}
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		out[id] = true
+	}
+	return out, rows.Err()
+}
+
 
 // ChunksMissingVectors returns up to limit chunks (in source and chunk
 // order) that have no vector in the space, with their text; a pass
@@ -70,7 +108,7 @@ func (s *Store) ChunksMissingVectors(ctx context.Context, fingerprint string, li
 	}
 	var out []CorpusChunk
 	for _, sid := range sources {
-		have, err := s.vectorIDs(ctx, fingerprint, sid)
+		have, err := vectorIDs(ctx, s.db, fingerprint, sid)
 		if err != nil {
 			return nil, err
 		}
@@ -91,8 +129,8 @@ func (s *Store) ChunksMissingVectors(ctx context.Context, fingerprint string, li
 }
 
 // vectorIDs is the set of a source's chunk ids with a vector in the space.
-func (s *Store) vectorIDs(ctx context.Context, fingerprint string, sourceID int64) (map[int64]bool, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT n, ids FROM corpus_vector_blocks WHERE source_id = ? AND fingerprint = ?`, sourceID, fingerprint)
+func vectorIDs(ctx context.Context, q querier, fingerprint string, sourceID int64) (map[int64]bool, error) {
+	rows, err := q.QueryContext(ctx, `SELECT n, ids FROM corpus_vector_blocks WHERE source_id = ? AND fingerprint = ?`, sourceID, fingerprint)
 	if err != nil {
 		return nil, err
 	}
@@ -142,7 +180,7 @@ func (s *Store) ChunksWithVectors(ctx context.Context, fingerprint string, chunk
 		return nil, err
 	}
 	for _, sid := range sources {
-		have, err := s.vectorIDs(ctx, fingerprint, sid)
+		have, err := vectorIDs(ctx, s.db, fingerprint, sid)
 		if err != nil {
 			return nil, err
 		}

@@ -80,7 +80,6 @@ func chunkIDsOf(ctx context.Context, q querier, sourceID int64) (map[int64]bool,
 	return out, rows.Err()
 }
 
-
 // ChunksMissingVectors returns up to limit chunks (in source and chunk
 // order) that have no vector in the space, with their text; a pass
 // embeds and stores them, then asks again until it gets none.

@@ -15,6 +15,7 @@ import (
 // meaning the lexical and hash sides cannot: every text mentioning one
 // of a concept's phrases points along that concept's axis.
 type conceptEmbedder struct {
+	provider string // "fake" when empty
 	name     string
 	concepts [][]string
 	// canary, when set, replaces the canary's vector (a model changed
@@ -27,10 +28,15 @@ type conceptEmbedder struct {
 	afterBatch func(call int)
 	calls      int
 	queries    int
+	canaries   int
 }
 
 func (c *conceptEmbedder) Spec() Spec {
-	return Spec{Provider: "fake", Model: c.name, Dim: len(c.concepts) + 1, Normalized: true}
+	prov := c.provider
+	if prov == "" {
+		prov = "fake"
+	}
+	return Spec{Provider: prov, Model: c.name, Dim: len(c.concepts) + 1, Normalized: true}
 }
 
 func (c *conceptEmbedder) vec(text string) []float32 {
@@ -67,6 +73,9 @@ func (c *conceptEmbedder) EmbedDocuments(_ context.Context, texts []string) ([][
 func (c *conceptEmbedder) EmbedQuery(_ context.Context, text string) ([]float32, error) {
 	c.mu.Lock()
 	c.queries++
+	if text == CanaryText {
+		c.canaries++
+	}
 	c.mu.Unlock()
 	if text == CanaryText && c.canary != nil {
 		return c.canary, nil
@@ -310,5 +319,29 @@ func TestDeepModelLoadsOnlyWhenNeeded(t *testing.T) {
 	}
 	if _, err := ix.FillDeep(ctx, nil); err == nil || !strings.Contains(err.Error(), "no-such") {
 		t.Fatalf("FillDeep with a model that cannot load: %v", err)
+	}
+}
+
+// A compiled-in deep model's fingerprint pins its weights: a query skips
+// the canary's transformer run. A provider's is always checked.
+func TestDeepQuerySkipsCanaryOfBuiltin(t *testing.T) {
+	ctx := context.Background()
+	for _, prov := range []string{"builtin", "fake"} {
+		deep := zebraDeep("concepts")
+		deep.provider = prov
+		ix, _ := deepCorpus(t, deep, zebraDocs)
+		if _, err := ix.FillDeep(ctx, nil); err != nil {
+			t.Fatal(err)
+		}
+		fresh := zebraDeep("concepts") // a new process
+		fresh.provider = prov
+		ix.Deep = NewDeepTier(ix.St, fresh, "")
+		hits, err := ix.Search(ctx, "striped horse", SearchOptions{TopK: 3})
+		if err != nil || len(hits) == 0 || filepath.Base(hits[0].Path) != "zebra.md" {
+			t.Fatalf("%s: %v, %v", prov, paths(hits), err)
+		}
+		if want := map[string]int{"builtin": 0, "fake": 1}[prov]; fresh.canaries != want {
+			t.Errorf("%s: the query embedded the canary %d times, want %d", prov, fresh.canaries, want)
+		}
 	}
 }

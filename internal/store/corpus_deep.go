@@ -64,20 +64,12 @@ func (s *Store) AddChunkVectors(ctx context.Context, fingerprint string, batch [
 
 // chunkIDsOf is the set of a source's chunk ids.
 func chunkIDsOf(ctx context.Context, q querier, sourceID int64) (map[int64]bool, error) {
-	rows, err := q.QueryContext(ctx, `SELECT id FROM corpus_chunks WHERE source_id = ?`, sourceID)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	out := map[int64]bool{}
-	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
-			return nil, err
-		}
+	ids, err := queryAll(ctx, q, scanValue[int64], `SELECT id FROM corpus_chunks WHERE source_id = ?`, sourceID)
+	out := make(map[int64]bool, len(ids))
+	for _, id := range ids {
 		out[id] = true
 	}
-	return out, rows.Err()
+	return out, err
 }
 
 // ChunksMissingVectors returns up to limit chunks (in source and chunk
@@ -85,24 +77,11 @@ func chunkIDsOf(ctx context.Context, q querier, sourceID int64) (map[int64]bool,
 // embeds and stores them, then asks again until it gets none.
 func (s *Store) ChunksMissingVectors(ctx context.Context, fingerprint string, limit int) ([]CorpusChunk, error) {
 	// Sources whose chunks outnumber their vectors in the space.
-	rows, err := s.db.QueryContext(ctx, `SELECT s.id FROM corpus_sources s
+	sources, err := s.queryIDs(ctx, `SELECT s.id FROM corpus_sources s
 		WHERE (SELECT count(*) FROM corpus_chunks c WHERE c.source_id = s.id) >
 		      coalesce((SELECT sum(b.n) FROM corpus_vector_blocks b WHERE b.source_id = s.id AND b.fingerprint = ?), 0)
 		ORDER BY s.id`, fingerprint)
 	if err != nil {
-		return nil, err
-	}
-	var sources []int64
-	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
-			rows.Close()
-			return nil, err
-		}
-		sources = append(sources, id)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
 		return nil, err
 	}
 	var out []CorpusChunk
@@ -161,21 +140,8 @@ func (s *Store) ChunksWithVectors(ctx context.Context, fingerprint string, chunk
 		want[id] = true
 		args = append(args, id)
 	}
-	rows, err := s.db.QueryContext(ctx, `SELECT DISTINCT source_id FROM corpus_chunks WHERE id IN (`+placeholders(len(chunkIDs))+`)`, args...)
+	sources, err := s.queryIDs(ctx, `SELECT DISTINCT source_id FROM corpus_chunks WHERE id IN (`+placeholders(len(chunkIDs))+`)`, args...)
 	if err != nil {
-		return nil, err
-	}
-	var sources []int64
-	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
-			rows.Close()
-			return nil, err
-		}
-		sources = append(sources, id)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
 		return nil, err
 	}
 	for _, sid := range sources {

@@ -59,7 +59,8 @@ eval: build
 	for q in $(EVAL_DIR)/queries-*.jsonl; do \
 		c=$$(corpus $$q); test -n "$$c" && test -d $(EVAL_DIR)/corpus/$$c && echo $(EVAL_DIR)/corpus/$$c; \
 	done | sort -u > $$h/dirs; \
-	ASKY_HOME=$$h ./$(BIN) corpus ingest $$(cat $$h/dirs) >/dev/null || exit 1; \
+	ASKY_HOME=$$h ./$(BIN) corpus ingest $$(cat $$h/dirs) >/dev/null 2>&1 || exit 1; \
+	if [ "$$(ASKY_HOME=$$h ./$(BIN) config get research.deep.provider)" != off ]; then ASKY_HOME=$$h ./$(BIN) corpus embed || exit 1; fi; \
 	for q in $(EVAL_DIR)/queries-*.jsonl; do \
 		c=$$(corpus $$q); src=""; test -n "$$c" && test -d $(EVAL_DIR)/corpus/$$c && src="--source $(EVAL_DIR)/corpus/$$c"; \
 		ASKY_HOME=$$h ./$(BIN) corpus eval $$src $$q || exit 1; \

@@ -8,14 +8,12 @@ import (
 
 func TestDeepTierConfig(t *testing.T) {
 	_, getenv := home(t, nil)
-	cfg, err := Load(getenv)
-	if err != nil || cfg.Research.DeepEnabled() {
-		t.Fatalf("default deep tier: %+v, %v", cfg.Research.Deep, err)
+	if _, err := Load(getenv); err != nil {
+		t.Fatalf("defaults: %v", err)
 	}
 	for body, want := range map[string]string{
-		"[research.deep]\nprovider = \"magic\"\n": "must be off, builtin, static, openai or ollama",
-		"[research.embedding]\nprovider = \"builtin\"\nmodel = \"hash-v1\"\nbatch_size = 32\n[research.deep]\nprovider = \"builtin\"\nmodel = \"hash-v1\"\nbatch_size = 32\n": "same embedder",
-		"[research.deep]\nprovider = \"ollama\"\nmodel = \"m\"\nbatch_size = -1\n":                                                                                            "research.deep.batch_size",
+		"[research.deep]\nprovider = \"magic\"\n":                                  "must be off, builtin, static, openai or ollama",
+		"[research.deep]\nprovider = \"ollama\"\nmodel = \"m\"\nbatch_size = -1\n": "research.deep.batch_size",
 	} {
 		_, getenv := home(t, map[string]string{"config.toml": body})
 		_, err := Load(getenv)
@@ -24,8 +22,17 @@ func TestDeepTierConfig(t *testing.T) {
 			t.Errorf("%q: err = %v, want %q", body, err, want)
 		}
 	}
-	_, getenv = home(t, map[string]string{"config.toml": "[research.deep]\nprovider = \"builtin\"\nmodel = \"hash-v1\"\n"})
-	if cfg, err := Load(getenv); err != nil || !cfg.Research.DeepEnabled() {
-		t.Fatalf("deep tier on: %+v, %v", cfg.Research.Deep, err)
+	for body, on := range map[string]bool{
+		"[research.deep]\nprovider = \"off\"\n":                            false,
+		"[research.deep]\nprovider = \"builtin\"\nmodel = \"hash-v1\"\n":   true,
+		"[research.deep]\nprovider = \"ollama\"\nmodel = \"all-minilm\"\n": true,
+		// The main embedder again (the user made it the main one): off, not an error.
+		"[research.embedding]\nprovider = \"builtin\"\nmodel = \"hash-v1\"\n[research.deep]\nprovider = \"\"\nmodel = \"hash-v1\"\nbatch_size = 8\n": false,
+	} {
+		_, getenv = home(t, map[string]string{"config.toml": body})
+		cfg, err := Load(getenv)
+		if err != nil || cfg.Research.DeepEnabled() != on {
+			t.Errorf("%q: enabled = %v, %v; want %v", body, err == nil && cfg.Research.DeepEnabled(), err, on)
+		}
 	}
 }

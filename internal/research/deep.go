@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"strings"
 	"sync"
 
 	"github.com/askygo/asky/internal/config"
@@ -337,13 +336,14 @@ func (ix *Index) finishDeep(ctx context.Context, c <-chan deepResult, lex []stor
 }
 
 // NewDeep builds the deep tier [research.deep] configures; nil when it is
-// off. Its model is loaded on first use (Load), not here: a transformer
+// off (or names the main embedder). Its model is loaded on first use (Load), not here: a transformer
 // compiled in takes time to decode, and most commands never need it (a
 // query only does once the deep tier has vectors).
-func NewDeep(e config.Embedding, st *store.Store, hc *http.Client, getenv func(string) string, snapshotDir string) *DeepTier {
-	if strings.EqualFold(e.Provider, config.DeepOff) {
+func NewDeep(r config.Research, st *store.Store, hc *http.Client, getenv func(string) string, snapshotDir string) *DeepTier {
+	if !r.DeepEnabled() {
 		return nil
 	}
+	e := r.Deep
 	lazy := &lazyEmbedder{build: func() (Embedder, error) {
 		emb, err := NewEmbedder(e, hc, getenv)
 		if err != nil {

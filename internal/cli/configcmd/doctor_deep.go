@@ -19,7 +19,7 @@ func checkDeep(ctx context.Context, rep *doctorReport, opts *DoctorOptions, cfg 
 	}
 	d := cfg.Research.Deep
 	if _, err := os.Stat(cfg.Paths.DB); errors.Is(err, fs.ErrNotExist) {
-		dt := research.NewDeep(d, nil, opts.HTTPClient(), opts.Env.Getenv, "")
+		dt := research.NewDeep(cfg.Research, nil, opts.HTTPClient(), opts.Env.Getenv, "")
 		if err := dt.Load(); err != nil {
 			rep.add("deep", statusFail, "check [research.deep], or set its provider = \"off\"", "%s", err)
 			return
@@ -32,7 +32,7 @@ func checkDeep(ctx context.Context, rep *doctorReport, opts *DoctorOptions, cfg 
 		rep.add("deep", statusSkip, "", "deep tier %s %s (database unavailable)", d.Provider, d.Model)
 		return
 	}
-	dt := research.NewDeep(d, st, opts.HTTPClient(), opts.Env.Getenv, "")
+	dt := research.NewDeep(cfg.Research, st, opts.HTTPClient(), opts.Env.Getenv, "")
 	if err := dt.Load(); err != nil {
 		rep.add("deep", statusFail, "check [research.deep], or set its provider = \"off\"", "%s", err)
 		return

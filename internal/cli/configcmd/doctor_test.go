@@ -159,7 +159,7 @@ func TestDoctorFailures(t *testing.T) {
 
 func TestDoctorJSON(t *testing.T) {
 	srv := fakeProvider(t, "openai", "k")
-	e := newEnv(t, map[string]string{"config.toml": modelConfig("openai", srv.URL+"/v1", "m-small") + "[general]\nsearch_provider = \"serper\"\n"}, "P_KEY", "k")
+	e := newEnv(t, map[string]string{"config.toml": modelConfig("openai", srv.URL+"/v1", "m-small") + "[general]\nsearch_provider = \"serper\"\n[research.deep]\nprovider = \"off\"\n"}, "P_KEY", "k")
 	out, err := e.doctor(t, "--json")
 	if !errors.Is(err, cmdutil.ErrSilent) {
 		t.Fatalf("err = %v", err)

@@ -6,7 +6,7 @@ import (
 )
 
 func TestEmbedDeepTierOff(t *testing.T) {
-	e := newEnv(t, "")
+	e := newEnv(t, "[research.deep]\nprovider = \"off\"\n")
 	err := e.run(t, "embed")
 	if err == nil || !strings.Contains(err.Error(), "the deep tier is off") {
 		t.Fatalf("embed with the deep tier off: %v", err)

@@ -42,6 +42,10 @@ func checkDeep(ctx context.Context, rep *doctorReport, opts *DoctorOptions, cfg 
 	case err != nil:
 		rep.add("deep", statusWarn, "", "deep tier %s: %s", dt.Model(), err)
 	case !ok:
+		if chunks, _, err := st.CorpusCounts(ctx, ""); err == nil && chunks == 0 {
+			rep.add("deep", statusOK, "", "deep tier %s (no corpus yet)", dt.Model())
+			return
+		}
 		rep.add("deep", statusWarn, "run `asky corpus embed` to fill it", "deep tier %s: not filled yet", dt.Model())
 	case cov.Vectors < cov.Chunks:
 		rep.add("deep", statusWarn, "run `asky corpus embed` to continue the pass", "deep tier %s: %d/%d chunks embedded", dt.Model(), cov.Vectors, cov.Chunks)

@@ -7,7 +7,7 @@ import (
 
 func TestDoctorDeepTier(t *testing.T) {
 	for cfg, want := range map[string]string{
-		"": "- deep      deep tier off",
+		"[research.deep]\nprovider = \"off\"\n":                          "- deep      deep tier off",
 		"[research.deep]\nprovider = \"builtin\"\nmodel = \"hash-v1\"\n": "✓ deep      deep tier builtin hash-v1 (no corpus yet)",
 		"[research.deep]\nprovider = \"builtin\"\nmodel = \"no-such\"\n": "✗ deep      research.deep: unknown builtin embedder \"no-such\"",
 	} {

@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -233,7 +232,9 @@ func cmdRequest(ts *testscript.TestScript, neg bool, args []string) {
 // killDaemon kills a daemon still holding the lock at path.
 func killDaemon(path string) {
 	if info, running, _ := daemon.Status(path); running && info.PID > 0 {
-		_ = syscall.Kill(info.PID, syscall.SIGKILL)
+		if p, err := os.FindProcess(info.PID); err == nil {
+			_ = p.Kill()
+		}
 	}
 }
 

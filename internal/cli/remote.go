@@ -36,15 +36,19 @@ var remoteFlags = []string{"-H", "--history", "-pa", "--print-answer", "-ps", "-
 var remoteQueryFlags = map[string]bool{"-L": false, "--lean": false, "-m": true, "--model": true}
 
 // remoteHelp answers /help over chat.
-const remoteHelp = `Send a question as text; this chat is one asky session.
+const remoteHelp = `Send a question as text; this chat continues an asky session.
 Commands:
   /session              this chat's session and the latest sessions
+  /session new [NAME]   start a new session in this chat
+  /session child [NAME] a new session with this one's settings and documents
+  /session clear        empty this chat's session (asks first)
+  /session ID|NAME      continue another session here
   \preset args…         run a command preset (\presets lists them)
   -L question…          answer without tools; -m ALIAS question… picks a model
   history list|show|search, session list|show, memory list,
   corpus list|query, prompts list, -H, -pa N, -ps S, --list-tools
-Anything that writes, deletes, edits config or models, opens or reads
-local files, mails or starts daemons is refused over chat.`
+Anything else that writes, deletes, edits config or models, opens or
+reads local files, mails or starts daemons is refused over chat.`
 
 // remoteCommands runs chat commands through the CLI's own parser with the
 // remote policy; the daemon command receives it as its CommandHandler.
@@ -176,17 +180,4 @@ func (r remoteCommands) run(ctx context.Context, words []string) (string, error)
 		s = "(no output)"
 	}
 	return s, nil
-}
-
-// session answers /session: this chat's session and the latest ones.
-// Switching, clearing and forking sessions over chat are not built yet.
-func (r remoteCommands) session(ctx context.Context, conv string, args []string) (daemon.CommandResult, error) {
-	if len(args) > 0 {
-		return daemon.CommandResult{}, fmt.Errorf("/session %s is not supported over chat yet by this version; this chat always uses the session %q (continue it from a terminal with: asky session use %s)", args[0], conv, conv)
-	}
-	list, err := r.run(ctx, []string{"session", "list"})
-	if err != nil {
-		return daemon.CommandResult{}, err
-	}
-	return daemon.CommandResult{Handled: true, Reply: fmt.Sprintf("This chat is the session %q.\n\n%s", conv, list)}, nil
 }

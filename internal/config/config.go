@@ -180,7 +180,8 @@ type Research struct {
 	EvidenceExtractionMaxChunks int  `toml:"evidence_extraction_max_chunks,omitzero"`
 }
 
-// Embedding selects the embedder used for the corpus and memory.
+// Embedding selects the embedder used for the corpus, memory recall,
+// shortlist scoring and extract_links ranking.
 type Embedding struct {
 	// Provider is "builtin" (minilm-l6-static or hash-v1, offline),
 	// "static" (a model2vec-style model directory at Path), "openai" or

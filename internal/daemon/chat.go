@@ -51,6 +51,12 @@ type CommandResult struct {
 	Question string
 	Model    string
 	Lean     bool
+	// Confirm, with Handled, makes Reply a yes/no question: the chat's
+	// next message answers it.
+	Confirm *Confirmation
+	// NewSession, with Handled, says the chat now continues a session
+	// without the chat's inline overrides (`/session new`, a switch).
+	NewSession bool
 }
 
 // Chat routes chat messages: commands to the CommandHandler, anything else
@@ -67,6 +73,13 @@ type Chat struct {
 	// CommandPrefix is [xmpp] command_prefix: a first word that marks a
 	// command, as "/asky" always does ("/asky history list").
 	CommandPrefix string
+	// AnswerTranscripts answers a voice message's transcript at once
+	// ([daemon] confirm_transcripts = false); by default the chat first
+	// shows it and asks for a yes.
+	AnswerTranscripts bool
+	// ConfirmTTL is how long a yes/no question stays open; zero uses
+	// DefaultConfirmTTL.
+	ConfirmTTL time.Duration
 	// Interval overrides StatusInterval (tests).
 	Interval time.Duration
 	Now      func() time.Time
@@ -74,6 +87,8 @@ type Chat struct {
 	mu sync.Mutex
 	// overrides are the chats' inline TOML settings, by conversation.
 	overrides map[string]Override
+	// pending are the chats' open yes/no questions, by conversation.
+	pending map[string]pendingConfirmation
 }
 
 // Handle answers m through out. It returns when the answer was given.
@@ -100,6 +115,9 @@ func (c *Chat) Handle(ctx context.Context, m ChatMessage, out ChatOutput) {
 		out.Final(ctx, fmt.Sprintf("Override set for this chat until the daemon restarts: %s.", o), false)
 		return
 	}
+	if c.answerPending(ctx, m.Conversation, text, out) {
+		return
+	}
 	if p := c.CommandPrefix; p != "" {
 		if first, rest, _ := strings.Cut(text, " "); strings.EqualFold(first, p) {
 			text = strings.TrimSpace("/asky " + rest)
@@ -113,6 +131,14 @@ func (c *Chat) Handle(ctx context.Context, m ChatMessage, out ChatOutput) {
 			out.Final(ctx, "Error: "+err.Error(), true)
 			return
 		case res.Handled:
+			if res.NewSession {
+				c.mu.Lock()
+				delete(c.overrides, m.Conversation) // they belonged to the session left
+				c.mu.Unlock()
+			}
+			if res.Confirm != nil {
+				c.setPending(m.Conversation, *res.Confirm)
+			}
 			out.Final(ctx, res.Reply, false)
 			return
 		}

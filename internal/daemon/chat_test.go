@@ -281,4 +281,17 @@ func TestChatOverridesMergeAndReachTheAsk(t *testing.T) {
 	if got.Model != "" || got.SummarizationModel != "" || got.Prompts != nil {
 		t.Fatalf("the override leaked into another chat: %+v", got)
 	}
+	// The overrides belong to the chat's session: a child keeps them, a
+	// new session (or a switch) starts without.
+	c.Commands = cmdFunc(func(_ context.Context, _, text string) (CommandResult, error) {
+		return CommandResult{Handled: true, Reply: "ok", NewSession: text == "/session new"}, nil
+	})
+	run("telegram:1", "/session child")
+	if run("telegram:1", "after child"); got.Model != "slow" {
+		t.Fatalf("child dropped the overrides: %+v", got)
+	}
+	run("telegram:1", "/session new")
+	if run("telegram:1", "after new"); got.Model != "" || got.Prompts != nil {
+		t.Fatalf("new session kept the overrides: %+v", got)
+	}
 }

@@ -70,13 +70,17 @@ type Config struct {
 	// vision_model); empty: such messages get "not supported yet".
 	TranscriptionModel string
 	VisionModel        string
+	// ConfirmTranscripts shows a voice message's transcript and asks it
+	// only after the user says yes ([daemon] confirm_transcripts, default
+	// true, as the original).
+	ConfirmTranscripts bool
 }
 
 // ParseConfig decodes the free-form [daemon] table (config keeps it as a
 // map because the transports' keys are owned here) and checks the [xmpp]
 // table of an enabled XMPP transport.
 func ParseConfig(daemon map[string]any, xmpp config.XMPP) (Config, error) {
-	c := Config{HTTP: HTTPConfig{Enabled: true, Listen: DefaultListen, TokenEnv: DefaultTokenEnv}, XMPP: xmpp,
+	c := Config{HTTP: HTTPConfig{Enabled: true, Listen: DefaultListen, TokenEnv: DefaultTokenEnv}, XMPP: xmpp, ConfirmTranscripts: true,
 		Telegram: TelegramConfig{TokenEnv: "ASKY_TELEGRAM_TOKEN", APIURL: DefaultTelegramAPI}}
 	// Sorted, so the same config always reports the same first problem.
 	for _, k := range slices.Sorted(maps.Keys(daemon)) {
@@ -104,10 +108,16 @@ func ParseConfig(daemon map[string]any, xmpp config.XMPP) (Config, error) {
 			} else {
 				c.TranscriptionModel = strings.TrimSpace(s)
 			}
+		case "confirm_transcripts":
+			b, ok := v.(bool)
+			if !ok {
+				return c, fmt.Errorf("config: daemon.confirm_transcripts must be true or false")
+			}
+			c.ConfirmTranscripts = b
 		case "xmpp":
 			return c, fmt.Errorf("config: XMPP is configured in the top-level [xmpp] table, not [daemon.xmpp]")
 		default:
-			return c, fmt.Errorf("config: unknown key daemon.%s (known: http, telegram, transcription_model, vision_model)", k)
+			return c, fmt.Errorf("config: unknown key daemon.%s (known: http, telegram, transcription_model, vision_model, confirm_transcripts)", k)
 		}
 	}
 	if xmpp.Enabled && strings.TrimSpace(xmpp.JID) == "" {

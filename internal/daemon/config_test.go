@@ -19,6 +19,15 @@ func TestParseConfigDefaults(t *testing.T) {
 	if c.Telegram.Enabled || c.Telegram.APIURL != DefaultTelegramAPI || !slices.Equal(c.Transports(), []string{"http"}) {
 		t.Fatalf("%+v %v", c.Telegram, c.Transports())
 	}
+	if !c.ConfirmTranscripts {
+		t.Fatal("transcripts are confirmed by default")
+	}
+	if c, err = ParseConfig(map[string]any{"confirm_transcripts": false}, config.XMPP{}); err != nil || c.ConfirmTranscripts {
+		t.Fatalf("confirm_transcripts = false: %v %v", c.ConfirmTranscripts, err)
+	}
+	if _, err = ParseConfig(map[string]any{"confirm_transcripts": "no"}, config.XMPP{}); err == nil || !strings.Contains(err.Error(), "true or false") {
+		t.Fatalf("bad confirm_transcripts: %v", err)
+	}
 }
 
 func TestParseConfigTransports(t *testing.T) {

@@ -55,8 +55,11 @@ func MediaKind(raw string) string {
 	return ""
 }
 
-// Voice answers the voice message at raw: the transcript is asked as the
-// question, and the answer starts with it so the user sees what was heard.
+// Voice answers the voice message at raw. The transcript is shown and
+// asked only after the user says yes (the original's confirmation: speech
+// recognition mishears, and a misheard question costs a model call and
+// lands in the session); with AnswerTranscripts it is asked at once and
+// the answer starts with it, so the user sees what was heard.
 func (c *Chat) Voice(ctx context.Context, conversation, raw string, out ChatOutput) {
 	if !c.CanTranscribe() {
 		out.Final(ctx, VoiceUnsupported, true)
@@ -84,7 +87,17 @@ func (c *Chat) Voice(ctx context.Context, conversation, raw string, out ChatOutp
 	case len(text) > MaxChatMessage:
 		text = text[:MaxChatMessage]
 	}
-	c.ask(ctx, c.newAsk(conversation, text), prefixed{ChatOutput: out, prefix: "🎙 “" + text + "”\n\n"})
+	if c.AnswerTranscripts {
+		c.ask(ctx, c.newAsk(conversation, text), prefixed{ChatOutput: out, prefix: "🎙 “" + text + "”\n\n"})
+		return
+	}
+	replaced := c.setPending(conversation, Confirmation{What: "the transcript", No: "OK, dropped the transcript; nothing was asked.",
+		Yes: func(ctx context.Context, out ChatOutput) { c.ask(ctx, c.newAsk(conversation, text), out) }})
+	note := ""
+	if replaced {
+		note = " It replaces the earlier transcript, which was not asked."
+	}
+	out.Final(ctx, fmt.Sprintf("🎙 I heard: “%s”\n\nReply yes to ask this, or no to drop it (within %s).%s", text, minutes(c.confirmTTL()), note), false)
 }
 
 // Image answers an image with its caption (else "What is in this

@@ -38,7 +38,7 @@ func TestChatMediaUploads(t *testing.T) {
 		return &turn.Result{Answer: "fine"}, nil
 	}), 0)
 	var heard string
-	c := &Chat{Service: svc, Uploads: &Uploads{AllowHTTPLoopback: true, Client: srv.Client()}, Media: &Media{
+	c := &Chat{Service: svc, AnswerTranscripts: true, Uploads: &Uploads{AllowHTTPLoopback: true, Client: srv.Client()}, Media: &Media{
 		Transcribe: func(_ context.Context, name string, audio []byte) (string, error) {
 			heard = name + ":" + string(audio)
 			return "  what time is it  ", nil

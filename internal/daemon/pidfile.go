@@ -6,8 +6,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"syscall"
 	"time"
+
+	"github.com/askygo/asky/internal/filelock"
 )
 
 // Info is what a running daemon records in its pid file.
@@ -49,9 +50,9 @@ func Lock(path string) (*PIDFile, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+	if err := filelock.TryLock(f); err != nil {
 		f.Close()
-		if errors.Is(err, syscall.EWOULDBLOCK) {
+		if errors.Is(err, filelock.ErrLocked) {
 			info, _ := readInfo(path)
 			return nil, &RunningError{Info: info}
 		}
@@ -93,13 +94,13 @@ func Status(path string) (Info, bool, error) {
 		return Info{}, false, err
 	}
 	defer f.Close()
-	err = syscall.Flock(int(f.Fd()), syscall.LOCK_SH|syscall.LOCK_NB)
+	err = filelock.TryRLock(f)
 	if err == nil {
 		// Nobody holds it: whatever the file says is stale.
-		_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+		_ = filelock.Unlock(f)
 		return Info{}, false, nil
 	}
-	if !errors.Is(err, syscall.EWOULDBLOCK) {
+	if !errors.Is(err, filelock.ErrLocked) {
 		return Info{}, false, fmt.Errorf("lock %s: %w", path, err)
 	}
 	info, err := readInfo(path)

@@ -114,6 +114,10 @@ func WithUntrusted(ctx context.Context, provenance string) context.Context {
 	return context.WithValue(ctx, untrustedKey{}, provenance)
 }
 
+// HeldForOwner reports whether saves under ctx are held unconfirmed
+// (WithUntrusted).
+func HeldForOwner(ctx context.Context) bool { return untrustedSource(ctx) != "" }
+
 func untrustedSource(ctx context.Context) string {
 	s, _ := ctx.Value(untrustedKey{}).(string)
 	return s

@@ -89,6 +89,9 @@ func (tm TurnMemory) SavedNotice() string {
 	if tm.Saved == nil {
 		return ""
 	}
+	if tm.Saved.Unconfirmed {
+		return fmt.Sprintf("held for the owner's confirmation (memory %d, not used until `asky memory confirm %d`): %s", tm.Saved.ID, tm.Saved.ID, OneLine(tm.SavedText, 80))
+	}
 	verb := "remembered"
 	if tm.Saved.Updated {
 		verb = "updated"

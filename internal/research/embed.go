@@ -79,8 +79,10 @@ func NewEmbedder(e config.Embedding, hc *http.Client, getenv func(string) string
 			return HashV1{}, nil
 		case "", StaticModelName:
 			return NewBuiltinStatic()
+		case TransformerModelName:
+			return TransformerEmbedder{}, nil
 		}
-		return nil, fmt.Errorf("unknown builtin embedder %q (available: %s, hash-v1)", e.Model, StaticModelName)
+		return nil, fmt.Errorf("unknown builtin embedder %q (available: %s, %s, hash-v1)", e.Model, StaticModelName, TransformerModelName)
 	case "static":
 		return NewStaticDir(e)
 	case "openai":

@@ -81,6 +81,11 @@ func ForMemory(e config.Embedding, hc func() *http.Client, getenv func(string) s
 		if e.Model == "hash-v1" {
 			return nil, nil
 		}
+		if e.Model == TransformerModelName {
+			// The weights load on the first embed, so this stays cheap for
+			// memory commands that never recall.
+			return &MemoryEmbedder{e: TransformerEmbedder{}}, nil
+		}
 		if e.Model != "" && e.Model != StaticModelName {
 			_, err := NewEmbedder(e, nil, getenv) // an unknown builtin name: its error, nothing loaded
 			return nil, err

@@ -53,6 +53,15 @@ func AutoName(query string) string {
 	return name
 }
 
+// IsNameControl reports whether r may not appear in a session name: a
+// control character (C0, DEL, C1, which covers ESC and so terminal escape
+// sequences) or a line or paragraph separator. Names are printed in
+// prompts, tables and hints, and are typed back as selectors; one that
+// carries a line break or an escape sequence could do neither safely.
+func IsNameControl(r rune) bool {
+	return unicode.IsControl(r) || r == '\u2028' || r == '\u2029'
+}
+
 // NameLookup is what UniqueName needs.
 type NameLookup interface {
 	SessionByName(ctx context.Context, name string) (*store.Session, error)

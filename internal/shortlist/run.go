@@ -33,6 +33,14 @@ const (
 	maxScoreReserveE = 1500 * time.Millisecond
 )
 
+// scoreReserve is the time kept at the end of the budget for scoring.
+func (o Options) scoreReserve(embedded bool) time.Duration {
+	if embedded {
+		return min(time.Duration(float64(o.Budget)*scoreShareEmbed), maxScoreReserveE)
+	}
+	return time.Duration(float64(o.Budget) * scoreShareLex)
+}
+
 // Run collects, fetches and scores candidates for in. It returns what it
 // has when the budget runs out, naming what failed or was cut in
 // Result.Failures; the error is only for a cancelled ctx or a missing
@@ -50,10 +58,7 @@ func (s *Shortlister) Run(ctx context.Context, in Input, progress func(Event)) (
 			progress(Event{Stage: stage, Count: n, Elapsed: d})
 		}
 	}
-	reserve := time.Duration(float64(o.Budget) * scoreShareLex)
-	if s.Embedder != nil {
-		reserve = min(time.Duration(float64(o.Budget)*scoreShareEmbed), maxScoreReserveE)
-	}
+	reserve := o.scoreReserve(s.Embedder != nil)
 	// Each stage's cut names its own deadline: a search stopped after 2.4 s
 	// must not read "cut by the shortlist budget (6s)".
 	fetchDeadline := o.Budget - reserve

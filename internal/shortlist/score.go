@@ -17,8 +17,10 @@ import (
 //	        − short_text_penalty (text < short_text_threshold) − noise_path_penalty (listing/legal path)
 //
 // semantic is the best cosine between the document (title, lead and path
-// words) and the query or any sub-query; it is 0 without an embedder or
-// when the embedder fails (named in Failures), and ranking then rests on
+// words) and the query or any sub-query. "Some relevance" is semantic at
+// the embedder's relevance floor (0.05 on a transformer's scale) or any
+// keyphrase overlap. semantic is 0 without an embedder or when every
+// embedder failed (named in Failures), and ranking then rests on
 // keyphrase overlap.
 func (s *Shortlister) score(ctx context.Context, o Options, res *Result, pool []*cand, subQueries []string) {
 	if len(pool) == 0 {
@@ -28,18 +30,22 @@ func (s *Shortlister) score(ctx context.Context, o Options, res *Result, pool []
 	for i, c := range pool {
 		docs[i] = c.Title + "\n" + capRunes(c.Text, o.DocLeadChars) + "\n" + pathWords(c.URL)
 	}
+	var used Embedder
 	if s.Embedder != nil {
 		queries := subQueries
 		if len(queries) == 0 && res.Query != "" {
 			queries = []string{res.Query}
 		}
-		if sem, err := s.semanticBounded(ctx, queries, docs); err != nil {
-			res.Failures = append(res.Failures, Failure{Stage: "embed", Reason: reason(err, o.Budget) + " (ranked by keyphrases only)"})
-		} else {
+		var sem []float64
+		if sem, used = s.embedScores(ctx, o, res, queries, docs); used != nil {
 			for i, c := range pool {
 				c.Semantic = sem[i]
 			}
 		}
+	}
+	floor := defaultSemanticFloor
+	if used != nil {
+		floor = semanticFloor(used)
 	}
 	seedHosts := map[string]bool{}
 	for _, u := range res.SeedURLs {
@@ -52,8 +58,9 @@ func (s *Shortlister) score(ctx context.Context, o Options, res *Result, pool []
 		}
 		noisy := noisyPath(c.URL)
 		c.Bonus = o.OverlapBonusWeight * c.Overlap
+		related := used != nil && c.Semantic >= floor
 		sameSite := c.Source != SourceSeed && c.Source != SourceCorpus && seedHosts[hostOf(c.URL)] &&
-			(c.Semantic >= 0.05 || c.Overlap > 0) && !noisy
+			(related || c.Overlap > 0) && !noisy
 		if sameSite {
 			c.Bonus += o.SameDomainBonus
 		}
@@ -65,20 +72,52 @@ func (s *Shortlister) score(ctx context.Context, o Options, res *Result, pool []
 			c.Penalty += o.NoisePathPenalty
 		}
 		c.Score = c.Semantic + c.Bonus - c.Penalty
-		c.Why = why(c, matched, len(res.Keyphrases), sameSite, s.Embedder != nil)
+		c.Why = why(c, matched, len(res.Keyphrases), sameSite, related)
 	}
+}
+
+// embedScores scores docs with the configured embedder and, when that
+// fails (a provider down, a model that does not load) and a fallback is
+// set, with the fallback. It returns the scores and the embedder that
+// produced them (nil when none did) and names every failure, so -v shows
+// which embedder ranked the candidates. The configured embedder gets the
+// scoring time less fallbackReserve, so one that hangs still leaves the
+// fallback time to run.
+func (s *Shortlister) embedScores(ctx context.Context, o Options, res *Result, queries, docs []string) ([]float64, Embedder) {
+	primaryCtx := ctx
+	if dl, ok := ctx.Deadline(); ok && s.Fallback != nil {
+		var cancel context.CancelFunc
+		primaryCtx, cancel = context.WithDeadline(ctx, dl.Add(-min(fallbackReserve, o.scoreReserve(true)/2)))
+		defer cancel()
+	}
+	sem, err := semanticBounded(primaryCtx, s.Embedder, queries, docs)
+	if err == nil {
+		return sem, s.Embedder
+	}
+	why := reason(err, o.Budget)
+	if s.Fallback == nil || ctx.Err() != nil {
+		res.Failures = append(res.Failures, Failure{Stage: "embed", Reason: why + " (ranked by keyphrases only)"})
+		return nil, nil
+	}
+	sem, ferr := semanticBounded(ctx, s.Fallback, queries, docs)
+	if ferr != nil {
+		res.Failures = append(res.Failures, Failure{Stage: "embed", Reason: why + "; builtin embedder: " + reason(ferr, o.Budget) + " (ranked by keyphrases only)"})
+		return nil, nil
+	}
+	res.Failures = append(res.Failures, Failure{Stage: "embed", Reason: why + " (scored with the builtin embedder instead)"})
+	return sem, s.Fallback
 }
 
 // semanticBounded runs semantic but returns when ctx ends even if the
 // embedder does not honour it, so scoring never outlives the budget.
-func (s *Shortlister) semanticBounded(ctx context.Context, queries, docs []string) ([]float64, error) {
+func semanticBounded(ctx context.Context, e Embedder, queries, docs []string) ([]float64, error) {
 	type out struct {
 		sem []float64
 		err error
 	}
 	ch := make(chan out, 1)
 	go func() {
-		sem, err := s.semantic(ctx, queries, docs)
+		sem, err := Similarities(ctx, e, queries, docs)
 		ch <- out{sem, err}
 	}()
 	select {
@@ -89,20 +128,22 @@ func (s *Shortlister) semanticBounded(ctx context.Context, queries, docs []strin
 	}
 }
 
-// semantic returns, per document, the best cosine against the queries.
-func (s *Shortlister) semantic(ctx context.Context, queries, docs []string) ([]float64, error) {
+// Similarities returns, per document, the best cosine (at least 0)
+// against the queries: how the shortlist scores pages, and how
+// extract_links ranks links, with the same embedder.
+func Similarities(ctx context.Context, e Embedder, queries, docs []string) ([]float64, error) {
 	if len(queries) == 0 {
 		return make([]float64, len(docs)), nil
 	}
 	qv := make([][]float32, len(queries))
 	for i, q := range queries {
-		v, err := s.Embedder.EmbedQuery(ctx, q)
+		v, err := e.EmbedQuery(ctx, q)
 		if err != nil {
 			return nil, err
 		}
 		qv[i] = v
 	}
-	dv, err := s.Embedder.EmbedDocuments(ctx, docs)
+	dv, err := e.EmbedDocuments(ctx, docs)
 	if err != nil {
 		return nil, err
 	}
@@ -166,7 +207,7 @@ func pathWords(raw string) string {
 }
 
 // why gives up to four reasons a candidate ranks where it does.
-func why(c *cand, matched []string, nkps int, sameSite, embedded bool) []string {
+func why(c *cand, matched []string, nkps int, sameSite, related bool) []string {
 	var out []string
 	switch c.Source {
 	case SourceSeed:
@@ -178,7 +219,7 @@ func why(c *cand, matched []string, nkps int, sameSite, embedded bool) []string 
 	case SourceSearch:
 		out = append(out, fmt.Sprintf("search result for %q", capRunes(c.foundBy, 80)))
 	}
-	if embedded && c.Semantic >= 0.05 {
+	if related {
 		out = append(out, fmt.Sprintf("semantic similarity %.2f", c.Semantic))
 	}
 	if len(matched) > 0 {

@@ -18,7 +18,8 @@
 // slowest page rather than the sum (BenchmarkShortlistConcurrentFetch:
 // 20 pages at 50–200 ms take ≈1.05× the slowest fetch). Scoring keeps a
 // reserve at the end (5% of the budget, or 20% up to 1.5 s with an
-// embedder). Whatever is still running at a deadline is abandoned and
+// embedder, of which the last 300 ms are kept for the fallback embedder).
+// Whatever is still running at a deadline is abandoned and
 // named in Result.Failures as "cut by the shortlist budget".
 package shortlist
 
@@ -46,7 +47,9 @@ type Fetcher interface {
 }
 
 // Embedder turns text into vectors; research.Embedder satisfies it. Nil
-// means no semantic score: candidates are ranked lexically.
+// means no semantic score: candidates are ranked lexically. An embedder
+// whose cosines are not on a transformer's scale also has a
+// RelevanceFloor() float64 method (see semanticFloor).
 type Embedder interface {
 	EmbedDocuments(ctx context.Context, texts []string) ([][]float32, error)
 	EmbedQuery(ctx context.Context, text string) ([]float32, error)
@@ -149,8 +152,14 @@ type Event struct {
 // provider is configured (seed URLs and corpus documents still work);
 // Embedder may be nil (lexical ranking); a zero Options is Defaults().
 type Shortlister struct {
-	Search   Searcher
-	Fetch    Fetcher
+	Search Searcher
+	Fetch  Fetcher
+	// Embedder is the configured corpus embedder ([research.embedding]),
+	// usually wrapped in Lazy so it loads only when a run scores.
 	Embedder Embedder
+	// Fallback, the builtin embedder, scores when Embedder fails (a
+	// provider down): the run notes the failure and ranks semantically
+	// anyway. Nil when Embedder is the builtin itself.
+	Fallback Embedder
 	Options  Options
 }

@@ -20,8 +20,9 @@ const interruptedByExit = "asky stopped before the turn finished (killed, or the
 // ended (kill -9, a closed terminal, power loss), so history stops showing
 // them as running, and returns their ids. A turn still running in another
 // shell keeps its pending status: its owner is alive, and the owner's start
-// time guards against a reused PID. Callers that read history call it only
-// when they see a pending row, so listing costs nothing otherwise.
+// time guards against a reused PID. Open runs it, so every reader (history,
+// the TUI, the HTTP API, -c) sees the same state; readers that see a
+// pending row later (a long-running daemon) run it again.
 func (s *Store) ReapPending(ctx context.Context) (map[int64]bool, error) {
 	type row struct {
 		id             int64
@@ -31,7 +32,7 @@ func (s *Store) ReapPending(ctx context.Context) (map[int64]bool, error) {
 		var x row
 		err := r.Scan(&x.id, &x.owner, &x.created)
 		return x, err
-	}, `SELECT id, owner, created_at FROM turns WHERE status = ?`, StatusPending)
+	}, `SELECT id, owner, created_at FROM turns WHERE status = '`+StatusPending+`'`) // a literal: the partial index turns_pending
 	if err != nil {
 		return nil, s.wrap(err)
 	}

@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"runtime"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
@@ -111,5 +112,50 @@ func TestPendingRowOfAGoneProcessReadsAsInterrupted(t *testing.T) {
 	// The turn running here still completes its own row.
 	if id, err := s.SaveTurn(ctx, &Turn{ID: running, Query: "running here", Answer: "a"}); err != nil || id != running {
 		t.Fatalf("SaveTurn = %d %v", id, err)
+	}
+}
+
+// Opening the store settles the pending rows of dead processes, so every
+// reader sees them interrupted without reading history first; a turn still
+// running keeps its pending row.
+func TestOpenMarksPendingRowsOfDeadOwnersInterrupted(t *testing.T) {
+	ctx := context.Background()
+	path := seedClosed(t, 0)
+	s, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	alive, _ := s.BeginTurn(ctx, &Turn{Query: "still running"})
+	dead, _ := s.BeginTurn(ctx, &Turn{Query: "killed"})
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	if err := cmd.Run(); err != nil {
+		t.Fatal(err)
+	}
+	host, _ := os.Hostname()
+	if _, err := s.db.Exec(`UPDATE turns SET owner = ? WHERE id = ?`, host+" "+strconv.Itoa(cmd.Process.Pid)+" 12345", dead); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+
+	s, err = Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	for id, want := range map[int64]string{alive: StatusPending, dead: StatusInterrupted} {
+		var status, msg string
+		if err := s.db.QueryRow(`SELECT status, error FROM turns WHERE id = ?`, id).Scan(&status, &msg); err != nil {
+			t.Fatal(err)
+		}
+		if status != want || (want == StatusInterrupted) != (msg == interruptedByExit) {
+			t.Errorf("turn %d after open: %s %q, want %s", id, status, msg, want)
+		}
+	}
+	var plan string
+	if err := s.db.QueryRow(`EXPLAIN QUERY PLAN SELECT id, owner, created_at FROM turns WHERE status = '`+StatusPending+`'`).Scan(new(int), new(int), new(int), &plan); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(plan, "turns_pending") {
+		t.Errorf("the open-time lookup scans the history: %s", plan)
 	}
 }

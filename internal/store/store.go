@@ -198,12 +198,16 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		return nil, fmt.Errorf("open database %s: %w", path, err)
 	}
 	s := &Store{db: db, path: path, now: time.Now}
-	if !current {
-		if err := s.migrateRetrying(ctx, ms); err != nil {
-			db.Close()
-			return nil, classify(path, err)
-		}
+	if current {
+		err = s.verifyCurrent(ctx, ms)
+	} else {
+		err = s.migrateRetrying(ctx, ms)
 	}
+	if err != nil {
+		db.Close()
+		return nil, classify(path, err)
+	}
+	s.reapQuietly(ctx)
 	return s, nil
 }
 
@@ -254,6 +258,9 @@ func classify(path string, err error) error {
 	if me := (*MigrationError)(nil); errors.As(err, &me) {
 		return err
 	}
+	if ce := (*ChecksumError)(nil); errors.As(err, &ce) {
+		return err
+	}
 	var se *sqlite.Error
 	if errors.As(err, &se) {
 		switch se.Code() & 0xff {
@@ -300,7 +307,8 @@ func Classify(path string, err error) error {
 	var de *DiskError
 	var sce *SchemaError
 	var me *MigrationError
-	if err == nil || errors.As(err, &ce) || errors.As(err, &de) || errors.As(err, &sce) || errors.As(err, &me) {
+	var cke *ChecksumError
+	if err == nil || errors.As(err, &ce) || errors.As(err, &de) || errors.As(err, &sce) || errors.As(err, &me) || errors.As(err, &cke) {
 		return err
 	}
 	return classify(path, err)
@@ -377,6 +385,17 @@ func (s *Store) migrate(ctx context.Context, ms []migration) error {
 	if v > latest {
 		return &NewerSchemaError{Path: s.path, Have: v, Support: latest}
 	}
+	hasTable, err := hasChecksumTable(ctx, tx)
+	if err != nil {
+		return err
+	}
+	if hasTable {
+		// Refuse before applying anything on top of a history this build
+		// does not share.
+		if _, err := s.checkChecksums(ctx, tx, ms, v); err != nil {
+			return err
+		}
+	}
 	if v == latest {
 		return nil
 	}
@@ -393,6 +412,9 @@ func (s *Store) migrate(ctx context.Context, ms []migration) error {
 			}
 			return fmt.Errorf("migration %s: %w", m.name, err)
 		}
+	}
+	if err := s.recordChecksums(ctx, tx, ms, latest); err != nil {
+		return err
 	}
 	if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", latest)); err != nil {
 		return err

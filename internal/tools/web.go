@@ -12,6 +12,7 @@ import (
 
 	"github.com/askygo/asky/internal/fetch"
 	"github.com/askygo/asky/internal/search"
+	"github.com/askygo/asky/internal/shortlist"
 	"github.com/askygo/asky/internal/summarize"
 )
 
@@ -67,6 +68,10 @@ type WebDeps struct {
 	ContextChars int
 	// MaxLinks caps get_url_details links (limits.max_url_detail_links).
 	MaxLinks int
+	// Rankers rank extract_links results by similarity to the query,
+	// tried in order (the configured corpus embedder, then the builtin);
+	// none, or all failing: hash-v1.
+	Rankers []shortlist.Embedder
 }
 
 const (

@@ -8,8 +8,10 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/askygo/asky/internal/research"
+	"github.com/askygo/asky/internal/shortlist"
 	"github.com/askygo/asky/internal/summarize"
 )
 
@@ -79,7 +81,7 @@ func extractLinksTool(d *WebDeps) *Tool {
 			}
 			out := map[string]any{}
 			var srcs []Source
-			var errs []string
+			var errs, notes []string
 			for _, u := range urls {
 				p, err := d.Pages.Get(ctx, u)
 				if err != nil {
@@ -91,8 +93,10 @@ func extractLinksTool(d *WebDeps) *Tool {
 				for _, l := range p.Links {
 					links = append(links, rankedLink{Text: l.Text, Href: l.URL})
 				}
-				if a.Query != "" {
-					rankLinks(links, a.Query)
+				if a.Query != "" && len(links) > 0 {
+					if note := rankLinks(ctx, d.Rankers, links, a.Query); note != "" {
+						notes = append(notes, note)
+					}
 				}
 				out[u] = map[string]any{"title": p.Title, "links": links[:min(limit, len(links))], "total_links": len(p.Links)}
 			}
@@ -102,26 +106,60 @@ func extractLinksTool(d *WebDeps) *Tool {
 			if len(errs) > 0 {
 				out["errors"] = errs
 			}
+			if len(notes) > 0 {
+				out["ranking_note"] = notes[0]
+			}
 			b, _ := json.Marshal(out)
 			return Result{Content: string(b), Sources: srcs}, nil
 		},
 	}
 }
 
-// rankLinks orders links by the hash-v1 similarity of "text - url" to the
-// query: keyword and fuzzy matching, stable for equal scores.
-func rankLinks(links []rankedLink, query string) {
-	q := research.HashV1Vector(query)
-	for i := range links {
-		v := research.HashV1Vector(links[i].Text + " - " + links[i].Href)
-		var dot float64
-		for j := range q {
-			dot += float64(q[j]) * float64(v[j])
+// linkRankTimeout bounds one ranker: a provider that hangs must not hold
+// the tool call, the next ranker (the builtin) answers instead.
+const linkRankTimeout = 5 * time.Second
+
+// rankLinks orders links by the similarity of "text - url" to the query
+// (§4.3: ranked by embedding similarity), stable for equal scores. The
+// rankers are tried in order, the first that embeds wins; with none, or
+// all failing, hash-v1 ranks (keyword and fuzzy matching). It returns a
+// note naming the rankers that failed, for the model and -v.
+func rankLinks(ctx context.Context, rankers []shortlist.Embedder, links []rankedLink, query string) string {
+	texts := make([]string, len(links))
+	for i, l := range links {
+		texts[i] = l.Text + " - " + l.Href
+	}
+	var failed []string
+	sims := func(r shortlist.Embedder) ([]float64, error) {
+		ctx, cancel := context.WithTimeout(ctx, linkRankTimeout)
+		defer cancel()
+		return shortlist.Similarities(ctx, r, []string{query}, texts)
+	}
+	var scores []float64
+	for _, r := range rankers {
+		s, err := sims(r)
+		if err == nil {
+			scores = s
+			break
 		}
-		dot = float64(int(dot*1000+0.5)) / 1000
-		links[i].Relevance = &dot
+		failed = append(failed, err.Error())
+	}
+	if scores == nil {
+		q := research.HashV1Vector(query)
+		scores = make([]float64, len(texts))
+		for i, t := range texts {
+			scores[i] = float64(research.Cosine(q, research.HashV1Vector(t)))
+		}
+	}
+	for i := range links {
+		s := float64(int(scores[i]*1000+0.5)) / 1000
+		links[i].Relevance = &s
 	}
 	sort.SliceStable(links, func(i, j int) bool { return *links[i].Relevance > *links[j].Relevance })
+	if len(failed) == 0 {
+		return ""
+	}
+	return "links ranked by a fallback embedder; failed: " + strings.Join(failed, "; ")
 }
 
 func linkSummariesTool(d *WebDeps) *Tool {

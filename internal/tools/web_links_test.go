@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/askygo/asky/internal/fetch"
+	"github.com/askygo/asky/internal/research"
+	"github.com/askygo/asky/internal/shortlist"
 	"github.com/askygo/asky/internal/summarize"
 )
 
@@ -100,5 +102,57 @@ func TestLinkSummaries(t *testing.T) {
 	}
 	if summ.calls.Load() != 2 {
 		t.Errorf("summarizer called %d times", summ.calls.Load())
+	}
+}
+
+// failingRanker is a configured provider that is down.
+type failingRanker struct{}
+
+func (failingRanker) EmbedDocuments(context.Context, []string) ([][]float32, error) {
+	return nil, errors.New("ollama embeddings: connection refused")
+}
+func (failingRanker) EmbedQuery(context.Context, string) ([]float32, error) {
+	return nil, errors.New("ollama embeddings: connection refused")
+}
+
+// extract_links ranks by embedding similarity with the configured
+// embedder (§4.3), falling back in order and saying so.
+func TestExtractLinksRanksWithTheConfiguredEmbedder(t *testing.T) {
+	static, err := research.NewBuiltinStatic()
+	if err != nil {
+		t.Fatal(err)
+	}
+	pages := &fakePages{pages: map[string]*fetch.Page{
+		"https://hub.example/": {Title: "Hub", Links: []fetch.Link{
+			{Text: "Community calendar", URL: "https://hub.example/community"},
+			{Text: "Cycling to the office every day", URL: "https://hub.example/bike"},
+		}},
+	}}
+	top := func(rankers ...shortlist.Embedder) (string, string) {
+		tl := researchTool(t, &WebDeps{Pages: pages, Rankers: rankers}, ExtractLinksName)
+		res, err := tl.Run(context.Background(), json.RawMessage(`{"urls":["https://hub.example/"],"query":"how do I commute"}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out map[string]json.RawMessage
+		json.Unmarshal([]byte(res.Content), &out)
+		var page struct {
+			Links []rankedLink `json:"links"`
+		}
+		json.Unmarshal(out["https://hub.example/"], &page)
+		var note string
+		json.Unmarshal(out["ranking_note"], &note)
+		return page.Links[0].Href, note
+	}
+	if href, note := top(static); href != "https://hub.example/bike" || note != "" {
+		t.Errorf("builtin embedder: top %s, note %q", href, note)
+	}
+	if href, note := top(failingRanker{}, static); href != "https://hub.example/bike" || !strings.Contains(note, "connection refused") {
+		t.Errorf("fallback: top %s, note %q", href, note)
+	}
+	// hash-v1 alone matches letters ("comm…"), which is why the tool
+	// ranks with the configured embedder.
+	if href, note := top(failingRanker{}); href != "https://hub.example/community" || !strings.Contains(note, "connection refused") {
+		t.Errorf("hash-v1: top %s, note %q", href, note)
 	}
 }

@@ -45,6 +45,8 @@ type DaemonEditOptions struct {
 	TelegramChats    []int64
 	// TranscriptionModel and VisionModel answer chat voice and images.
 	TranscriptionModel, VisionModel string
+	// ConfirmTranscripts asks the user's yes before a transcript is asked.
+	ConfirmTranscripts bool
 
 	set map[string]bool
 }
@@ -61,7 +63,8 @@ func NewCmdDaemonEdit(f *cmdutil.Factory, runF func(context.Context, *DaemonEdit
 			Host names it accepts. [xmpp] (the original's xmpp.toml): the bot's
 			account, server and allowed JIDs. [daemon.telegram]: the bot token's
 			source and the allowed user and chat ids. With no flags on a terminal,
-			the HTTP values are asked for; in scripts pass the flags.
+			each section is asked for in turn, the current values as defaults;
+			in scripts pass the flags.
 
 			Secrets are never written: name an environment variable (*-env) or a
 			command printing them (*-cmd). A listen address other than loopback
@@ -107,6 +110,7 @@ func NewCmdDaemonEdit(f *cmdutil.Factory, runF func(context.Context, *DaemonEdit
 	fl.Int64SliceVar(&opts.TelegramUsers, "telegram-allowed-user", nil, "Telegram user `id` allowed to chat (repeatable)")
 	fl.Int64SliceVar(&opts.TelegramChats, "telegram-allowed-chat", nil, "Telegram chat `id` allowed (repeatable)")
 	fl.StringVar(&opts.TranscriptionModel, "transcription-model", "", "model `alias` transcribing chat voice messages (OpenAI-compatible; \"\" turns it off)")
+	fl.BoolVar(&opts.ConfirmTranscripts, "confirm-transcripts", true, "show a voice message's transcript and ask it only after the user's yes (false: ask it at once)")
 	fl.StringVar(&opts.VisionModel, "vision-model", "", "model `alias` describing chat images (image_support = true; \"\" turns it off)")
 	return cmd
 }
@@ -124,19 +128,10 @@ func daemonEditRun(ctx context.Context, opts *DaemonEditOptions) error {
 		if !opts.IO.CanPrompt() {
 			return cmdutil.UsageError("pass --listen, --token-env, --xmpp-jid, --telegram-enabled … (see --help)", "nothing to change")
 		}
-		p := newPrompter(ctx, opts.IO)
-		if opts.Listen, err = p.ask("Listen address", cur.HTTP.Listen); err != nil {
+		opts.set = map[string]bool{}
+		if err := promptDaemon(newPrompter(ctx, opts.IO), opts.Getenv, opts, cur); err != nil {
 			return err
 		}
-		if opts.TokenEnv, err = p.ask("Token environment variable", cur.HTTP.TokenEnv); err != nil {
-			return err
-		}
-		hosts, err := p.ask("Extra allowed Host names (comma separated)", strings.Join(cur.HTTP.AllowedHosts, ","))
-		if err != nil {
-			return err
-		}
-		opts.AllowedHosts = splitList(hosts)
-		opts.set = map[string]bool{"listen": true, "token-env": true, "allowed-host": true}
 	}
 	var changes []config.Change
 	set := func(flag, key string, v any) {
@@ -166,6 +161,7 @@ func daemonEditRun(ctx context.Context, opts *DaemonEditOptions) error {
 	set("telegram-allowed-chat", "daemon.telegram.allowed_chats", anyList(opts.TelegramChats))
 	set("transcription-model", "daemon.transcription_model", opts.TranscriptionModel)
 	set("vision-model", "daemon.vision_model", opts.VisionModel)
+	set("confirm-transcripts", "daemon.confirm_transcripts", opts.ConfirmTranscripts)
 	// A model the daemon would refuse is refused before anything is written.
 	probe := cur
 	if opts.set["transcription-model"] {

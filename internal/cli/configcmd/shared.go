@@ -56,6 +56,8 @@ type prompter struct {
 	ctx context.Context
 	in  *bufio.Reader
 	out io.Writer
+	// ended is set once the input ended (Ctrl-D) before an answer.
+	ended bool
 }
 
 func newPrompter(ctx context.Context, io *iostreams.IOStreams) *prompter {
@@ -97,6 +99,7 @@ func (p *prompter) ask(label, def string) (string, error) {
 		return "", p.ctx.Err()
 	}
 	if err != nil && (line == "" || !errors.Is(err, io.EOF)) {
+		p.ended = errors.Is(err, io.EOF)
 		fmt.Fprintln(p.out)
 		return "", cmdutil.UsageError("answer the questions, or pass the values as flags (see --help)", "input ended before %q was answered", label)
 	}

@@ -96,7 +96,7 @@ func newChat(ctx context.Context, opts *RunOptions, cfg *config.Config, dc daemo
 		return nil, err
 	}
 	return &daemon.Chat{Service: daemon.NewService(runner, 0), Commands: opts.Commands, Uploads: up, Media: media,
-		CommandPrefix: cfg.XMPP.CommandPrefix}, nil
+		CommandPrefix: cfg.XMPP.CommandPrefix, AnswerTranscripts: !dc.ConfirmTranscripts}, nil
 }
 
 // mediaModels resolves [daemon] transcription_model and vision_model
@@ -181,7 +181,7 @@ func linkUploads(ctx context.Context, f *cmdutil.Factory, conversation string, p
 	if err != nil {
 		return "", err
 	}
-	s, err := compose.FindOrCreateSession(ctx, st, conversation)
+	s, err := compose.ChatSession(ctx, st, conversation)
 	if err != nil {
 		return "", err
 	}
@@ -221,7 +221,7 @@ func linkUploads(ctx context.Context, f *cmdutil.Factory, conversation string, p
 // missing file refuses every question, and the chat user cannot fix that.
 // Paths the user pointed at themselves are left alone.
 func unlinkMissingUploads(ctx context.Context, st *store.Store, conversation, uploadDir string) {
-	s, err := st.SessionByName(ctx, conversation)
+	s, err := compose.ChatSession(ctx, st, conversation)
 	if err != nil || s.Defaults.Research == nil {
 		return
 	}

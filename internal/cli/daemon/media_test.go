@@ -65,8 +65,8 @@ id = "eyes-model"
 image_support = ` + map[bool]string{true: "true", false: "false"}[image] + "\n"
 }
 
-// A Telegram voice message is transcribed by the configured model and
-// the transcript asked as the question; the answer shows what was heard.
+// A Telegram voice message is transcribed by the configured model, shown,
+// and asked as the question after the user's yes.
 // A photo is described by the vision model (an image content part) for
 // its caption, and the description and caption are asked.
 func TestTelegramVoiceAndPhotoWithModels(t *testing.T) {
@@ -90,8 +90,15 @@ func TestTelegramVoiceAndPhotoWithModels(t *testing.T) {
 	startTelegram(t, w, api)
 
 	api.push(1, map[string]any{"voice": map[string]any{"file_id": "voice/file_1.oga", "file_unique_id": "v", "duration": 2}})
+	if got := api.waitSent(t, w, "I heard"); !strings.Contains(got, "“how long do quokkas live”") || !strings.Contains(got, "Reply yes") {
+		t.Fatalf("voice prompt %q", got)
+	}
+	if n := len(w.llm.Requests()); n != 0 {
+		t.Fatalf("the transcript was asked before the yes (%d model calls)", n)
+	}
+	api.push(3, map[string]any{"text": "yes"})
 	got := api.waitSent(t, w, "Answered:")
-	if !strings.HasPrefix(got, "🎙 “how long do quokkas live”") || !strings.Contains(got, "Answered: how long do quokkas live") {
+	if got != "Answered: how long do quokkas live" {
 		t.Fatalf("voice answer %q", got)
 	}
 	wa.mu.Lock()
@@ -100,7 +107,7 @@ func TestTelegramVoiceAndPhotoWithModels(t *testing.T) {
 	}
 	wa.mu.Unlock()
 
-	api.push(2, map[string]any{"caption": "what animal is this?", "photo": []any{
+	api.push(4, map[string]any{"caption": "what animal is this?", "photo": []any{
 		map[string]any{"file_id": "photos/small.jpg", "file_unique_id": "s", "width": 90, "height": 90},
 		map[string]any{"file_id": "photos/large.jpg", "file_unique_id": "l", "width": 800, "height": 600},
 	}})

@@ -8,7 +8,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/MakeNowJust/heredoc"
@@ -94,7 +93,7 @@ func startRun(ctx context.Context, opts *StartOptions) error {
 	// Not CommandContext: the daemon must outlive this command.
 	cmd := exec.Command(exe, "daemon", "run")
 	cmd.Stdout, cmd.Stderr = lf, lf
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	cmd.SysProcAttr = detached()
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("start daemon: %w", err)
 	}
@@ -112,7 +111,7 @@ func startRun(ctx context.Context, opts *StartOptions) error {
 			}
 			return cmdutil.Errorf(hint+"see "+logFile, "the daemon exited at start: %s", msg)
 		case <-ctx.Done():
-			_ = cmd.Process.Signal(syscall.SIGTERM)
+			stopChild(cmd.Process)
 			return ctx.Err()
 		case <-time.After(100 * time.Millisecond):
 		}
@@ -126,7 +125,7 @@ func startRun(ctx context.Context, opts *StartOptions) error {
 			return nil
 		}
 		if time.Now().After(deadline) {
-			_ = cmd.Process.Signal(syscall.SIGTERM)
+			stopChild(cmd.Process)
 			return cmdutil.Errorf("see "+logFile, "the daemon did not answer within %s", opts.Timeout)
 		}
 	}

@@ -2,8 +2,8 @@ package daemon
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"syscall"
 	"time"
 
 	"github.com/MakeNowJust/heredoc"
@@ -66,8 +66,12 @@ func stopRun(ctx context.Context, opts *StopOptions) error {
 	if info.PID <= 0 {
 		return cmdutil.Errorf("try again in a moment", "the daemon is still starting")
 	}
-	if err := syscall.Kill(info.PID, syscall.SIGTERM); err != nil {
-		return cmdutil.WithHint(fmt.Errorf("signal pid %d: %w", info.PID, err), "is it another user's daemon?")
+	if err := terminate(info.PID); err != nil {
+		var ce *cmdutil.Error
+		if errors.As(err, &ce) {
+			return err
+		}
+		return cmdutil.WithHint(err, "is it another user's daemon?")
 	}
 	deadline := time.Now().Add(opts.Timeout)
 	for {

@@ -51,7 +51,10 @@ func ValidateName(name string) error {
 		return cmdutil.FlagErrorf("a session name is required")
 	case sess.IsHistorySelector(name) || isLegacyID(name):
 		return cmdutil.UsageError("include a letter, e.g. `trip-"+name+"`", "session name %q would read as an id", name)
-	case len(name) > 100 || strings.ContainsAny(name, "\n\r\t"):
+	case strings.ContainsFunc(name, sess.IsNameControl):
+		return cmdutil.UsageError("use a single line of printable characters, e.g. `lisbon-trip`",
+			"session name %q contains a control character or line break", name)
+	case len(name) > 100:
 		return cmdutil.UsageError("use a short single-line name", "session name is not usable")
 	}
 	return nil

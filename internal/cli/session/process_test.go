@@ -104,6 +104,15 @@ func TestSessionVerbErrors(t *testing.T) {
 		{`"$ASKY" session create paris-trip`, 1, "already exists"},
 		{`"$ASKY" session create 42`, 2, "would read as an id"},
 		{`"$ASKY" session delete --all`, 2, "--yes"},
+		// Control characters are refused where a name comes in, not only
+		// cleaned when printed.
+		{`"$ASKY" session create "$(printf 'a\033[31mred')"`, 2, `session name "a\x1b[31mred" contains a control character`},
+		{`"$ASKY" session create "$(printf 'two\nlines')"`, 2, "use a single line of printable characters"},
+		{`"$ASKY" session create "$(printf 'bell\a')"`, 2, "control character"},
+		{`"$ASKY" session create "$(printf 'c1\302\233x')"`, 2, "control character"},
+		{`"$ASKY" session rename paris-food "$(printf 'x\033y')"`, 2, "control character"},
+		{`"$ASKY" -ss "$(printf 'x\033]0;title\007')" hello`, 2, "control character"},
+		{`"$ASKY" --sticky-session "$(printf 'x\ry')" hello`, 2, "control character"},
 		{`"$ASKY" session bogus`, 2, "is not a session command"},
 		{`"$ASKY" -rs nope`, 1, "no session matches"},
 		{`"$ASKY" session rename food paris-eats && "$ASKY" -sh`, 0, "paris-eats"},

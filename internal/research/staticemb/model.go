@@ -183,6 +183,18 @@ var (
 	builtinErr   error
 )
 
+// BuiltinTokens is the compiled-in tokenizer's vocabulary (token id =
+// index): the BERT uncased WordPiece vocabulary all-MiniLM-L6-v2 was
+// trained with, which the transformer encoder (package minilm) shares
+// rather than embedding a second copy.
+func BuiltinTokens() ([]string, error) {
+	tj, err := builtinFS.ReadFile("data/" + TokenizerFile)
+	if err != nil {
+		return nil, err
+	}
+	return parseTokenizer(tj)
+}
+
 // Builtin is the compiled-in model, distilled from all-MiniLM-L6-v2
 // (Apache-2.0; see data/NOTICE). It is parsed once, on first use, and
 // never changed after.

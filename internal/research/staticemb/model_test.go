@@ -198,3 +198,20 @@ func BenchmarkEmbedChunk(b *testing.B) {
 		st.Embed(m, text)
 	}
 }
+
+func TestDecodeVocabMatchesEncodingJSON(t *testing.T) {
+	raw := []byte(` { "[PAD]" : 0, "\"": 1,"\\":2, "é":3, "\u00e9x":4 ,"##a":5 } `)
+	var want map[string]int32
+	if err := json.Unmarshal(raw, &want); err != nil {
+		t.Fatal(err)
+	}
+	got, err := decodeVocab(raw)
+	if err != nil || fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("got %v, %v; want %v", got, err, want)
+	}
+	for _, b := range []string{`{"a":1`, `{"a" 1}`, `{"a":x}`, `["a"]`, `{"a":1,"a":2}`} {
+		if _, err := decodeVocab([]byte(b)); err == nil {
+			t.Errorf("%s: no error", b)
+		}
+	}
+}

@@ -1,12 +1,14 @@
 package staticemb
 
 import (
+	"bytes"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
 	"sort"
+	"strconv"
 )
 
 // tensorInfo is one entry of a safetensors header.
@@ -53,7 +55,7 @@ func readSafetensors(b []byte) (map[string]tensorInfo, error) {
 			elems *= d
 		}
 		if size := dtypeSize(t.DType); size == 0 {
-			return nil, fmt.Errorf("tensor %q has unsupported dtype %s (use F32, F16 or I8)", name, t.DType)
+			return nil, fmt.Errorf("tensor %q has unsupported dtype %s (use F32, F16, I16, I8 or U8)", name, t.DType)
 		} else if elems*size != len(t.data) {
 			return nil, fmt.Errorf("corrupt: tensor %q shape %v is %d bytes, has %d", name, t.Shape, elems*size, len(t.data))
 		}
@@ -68,11 +70,25 @@ func dtypeSize(dt string) int {
 		return 4
 	case "F16":
 		return 2
-	case "I8":
+	case "I16":
+		return 2
+	case "I8", "U8":
 		return 1
 	}
 	return 0
 }
+
+// Tensor is one tensor of a safetensors file: its dtype, shape and bytes.
+type Tensor = tensorInfo
+
+// Bytes are the tensor's raw little-endian data (aliasing the file's).
+func (t tensorInfo) Bytes() []byte { return t.data }
+
+// ReadSafetensors splits a safetensors file into its tensors (F32, F16,
+// I16, I8 or U8), checking every offset and size against the file.
+func ReadSafetensors(b []byte) (map[string]Tensor, error) { return readSafetensors(b) }
+
+func isFloat(dt string) bool { return dt == "F32" || dt == "F16" }
 
 // floats decodes an F32 or F16 tensor.
 func (t tensorInfo) floats() []float32 {
@@ -131,7 +147,7 @@ func parseWeights(b []byte) (*Model, error) {
 	m := &Model{Dim: dim, scale: make([]float32, n)}
 	var weights []float32
 	if w, ok := ts["weights"]; ok {
-		if len(w.Shape) != 1 || w.Shape[0] != n || w.DType == "I8" {
+		if len(w.Shape) != 1 || w.Shape[0] != n || !isFloat(w.DType) {
 			return nil, fmt.Errorf("weights tensor shape %v %s, want [%d] F32/F16", w.Shape, w.DType, n)
 		}
 		weights = w.floats()
@@ -139,7 +155,7 @@ func parseWeights(b []byte) (*Model, error) {
 	switch emb.DType {
 	case "I8":
 		sc, ok := ts["scales"]
-		if !ok || len(sc.Shape) != 1 || sc.Shape[0] != n || sc.DType == "I8" {
+		if !ok || len(sc.Shape) != 1 || sc.Shape[0] != n || !isFloat(sc.DType) {
 			return nil, errors.New("I8 embeddings need a per-row F32 \"scales\" tensor")
 		}
 		copy(m.scale, sc.floats())
@@ -147,7 +163,7 @@ func parseWeights(b []byte) (*Model, error) {
 		for i, v := range emb.data {
 			m.rows[i] = int8(v)
 		}
-	default:
+	case "F32", "F16":
 		f := emb.floats()
 		m.rows = make([]int8, len(f))
 		for i := range n {
@@ -164,6 +180,8 @@ func parseWeights(b []byte) (*Model, error) {
 				m.rows[i*dim+j] = int8(math.Round(float64(x / m.scale[i])))
 			}
 		}
+	default:
+		return nil, fmt.Errorf("embeddings dtype %s, want F32, F16 or I8", emb.DType)
 	}
 	for i, s := range m.scale {
 		if math.IsNaN(float64(s)) || math.IsInf(float64(s), 0) {
@@ -185,9 +203,9 @@ func parseTokenizer(b []byte) ([]string, error) {
 			Lowercase bool   `json:"lowercase"`
 		} `json:"normalizer"`
 		Model struct {
-			Type   string           `json:"type"`
-			Prefix string           `json:"continuing_subword_prefix"`
-			Vocab  map[string]int32 `json:"vocab"`
+			Type   string          `json:"type"`
+			Prefix string          `json:"continuing_subword_prefix"`
+			Vocab  json.RawMessage `json:"vocab"`
 		} `json:"model"`
 	}
 	if err := json.Unmarshal(b, &tj); err != nil {
@@ -199,16 +217,94 @@ func parseTokenizer(b []byte) ([]string, error) {
 	if tj.Normalizer == nil || tj.Normalizer.Type != "BertNormalizer" || !tj.Normalizer.Lowercase {
 		return nil, errors.New("unsupported normalizer (only an uncased BertNormalizer)")
 	}
-	n := len(tj.Model.Vocab)
+	vocab, err := decodeVocab(tj.Model.Vocab)
+	if err != nil {
+		return nil, fmt.Errorf("corrupt vocabulary: %v", err)
+	}
+	n := len(vocab)
 	if n == 0 {
 		return nil, errors.New("empty vocabulary")
 	}
 	tokens := make([]string, n)
-	for t, id := range tj.Model.Vocab {
+	for t, id := range vocab {
 		if id < 0 || int(id) >= n || tokens[id] != "" {
 			return nil, fmt.Errorf("vocabulary ids are not 0..%d", n-1)
 		}
 		tokens[id] = t
 	}
 	return tokens, nil
+}
+
+// decodeVocab reads the {"token": id, …} object. It scans the bytes itself:
+// encoding/json's reflection takes ~30 ms for 30k entries, which every cold
+// process that embeds would pay; only escaped keys go through it.
+func decodeVocab(raw []byte) (map[string]int32, error) {
+	i := 0
+	ws := func() {
+		for i < len(raw) && (raw[i] == ' ' || raw[i] == '\n' || raw[i] == '\t' || raw[i] == '\r') {
+			i++
+		}
+	}
+	bad := func(what string) error { return fmt.Errorf("expected %s at byte %d", what, i) }
+	ws()
+	if i >= len(raw) || raw[i] != '{' {
+		return nil, bad("{")
+	}
+	i++
+	m := make(map[string]int32, bytes.Count(raw, []byte(`":`)))
+	for {
+		ws()
+		if i < len(raw) && raw[i] == '}' && len(m) == 0 {
+			return m, nil
+		}
+		if i >= len(raw) || raw[i] != '"' {
+			return nil, bad("a token")
+		}
+		j, escaped := i+1, false
+		for ; j < len(raw) && raw[j] != '"'; j++ {
+			if raw[j] == '\\' {
+				escaped = true
+				j++
+			}
+		}
+		if j >= len(raw) {
+			return nil, bad("the end of a token")
+		}
+		var key string
+		if escaped {
+			if err := json.Unmarshal(raw[i:j+1], &key); err != nil {
+				return nil, err
+			}
+		} else {
+			key = string(raw[i+1 : j])
+		}
+		i = j + 1
+		ws()
+		if i >= len(raw) || raw[i] != ':' {
+			return nil, bad(":")
+		}
+		i++
+		ws()
+		start := i
+		for i < len(raw) && raw[i] >= '0' && raw[i] <= '9' {
+			i++
+		}
+		id, err := strconv.ParseInt(string(raw[start:i]), 10, 32)
+		if err != nil {
+			return nil, bad("a token id")
+		}
+		if _, dup := m[key]; dup {
+			return nil, fmt.Errorf("token %q listed twice", key)
+		}
+		m[key] = int32(id)
+		ws()
+		if i < len(raw) && raw[i] == ',' {
+			i++
+			continue
+		}
+		if i < len(raw) && raw[i] == '}' {
+			return m, nil
+		}
+		return nil, bad(", or }")
+	}
 }

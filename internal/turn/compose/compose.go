@@ -44,8 +44,9 @@ type Request struct {
 	// Session is the session the turn belongs to, chosen by the front end
 	// (nil with an empty SessionName = one-shot).
 	Session *store.Session
-	// SessionName finds or creates a session by exact name (daemon
-	// conversations); ignored when Session is set.
+	// SessionName is a daemon conversation (or a job's session name): the
+	// session it is bound to, else the one of that exact name, found or
+	// created (ChatSession); ignored when Session is set.
 	SessionName string
 	// ContinueIDs are history turns loaded as context (-c).
 	ContinueIDs []int64
@@ -215,7 +216,7 @@ func (c *Core) run(ctx context.Context, q Request, emit func(turn.Event)) (_ *tu
 	}
 	x := &composer{Core: c, cfg: cfg, q: &q, emit: emit}
 	if q.Session == nil && q.SessionName != "" {
-		if q.Session, err = FindOrCreateSession(ctx, st, q.SessionName); err != nil {
+		if q.Session, err = ChatSession(ctx, st, q.SessionName); err != nil {
 			return nil, err
 		}
 	}

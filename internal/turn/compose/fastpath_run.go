@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -40,12 +41,21 @@ func (x *composer) fastPath(ctx context.Context, st *store.Store) (*turn.Result,
 	if err != nil {
 		return nil, true, err
 	}
+	// A remote question (a chat, the HTTP API) saves into its own session,
+	// or, without one, holds the global memory for the owner's yes: any
+	// allowed chat user must not write what every later question of the
+	// owner is told about "the user".
+	var sid int64
+	if q.Remote && q.Session != nil {
+		sid = q.Session.ID
+	}
+	ctx = x.guardGlobal(ctx, sid)
 	var answer string
 	switch fp.Kind {
 	case "name":
-		answer, err = fastName(ctx, st, svc, fp.Arg)
+		answer, err = fastName(ctx, st, svc, fp.Arg, sid)
 	case "remember":
-		answer, err = fastSave(ctx, svc, fp.Arg, nil, "")
+		answer, err = fastSave(ctx, svc, fp.Arg, nil, "", sid)
 	case "forget":
 		answer, err = x.fastForget(ctx, st, fp.Arg)
 	case "recall":
@@ -73,41 +83,50 @@ func (x *composer) emitf(kind turn.EventKind, format string, args ...any) {
 	}
 }
 
-// fastSave saves a global memory (deduplicated as save_memory does).
-func fastSave(ctx context.Context, svc *memory.Service, text string, tags []string, done string) (string, error) {
-	r, err := svc.Save(ctx, text, tags, 0)
+// fastSave saves a memory of session sid, 0 = global (deduplicated as
+// save_memory does).
+func fastSave(ctx context.Context, svc *memory.Service, text string, tags []string, done string, sid int64) (string, error) {
+	r, err := svc.Save(ctx, text, tags, sid)
 	if err != nil {
 		return "", err
 	}
 	if done == "" {
 		done = "Remembered: " + text
 	}
-	if r.Updated {
-		return fmt.Sprintf("%s (updated memory %d)", done, r.ID), nil
+	scope := ""
+	switch {
+	case r.Unconfirmed:
+		return fmt.Sprintf("%s — held until the owner confirms it on the machine (asky memory confirm %d); until then it is not used.", done, r.ID), nil
+	case sid != 0:
+		scope = ", this chat only"
 	}
-	return fmt.Sprintf("%s (memory %d)", done, r.ID), nil
+	if r.Updated {
+		return fmt.Sprintf("%s (updated memory %d%s)", done, r.ID, scope), nil
+	}
+	return fmt.Sprintf("%s (memory %d%s)", done, r.ID, scope), nil
 }
 
 // nameFact is the memory the name fast path saves.
 const nameFact = "The user's name is "
 
-// fastName saves the user's name as a global memory, rewriting the one an
-// earlier "call me …" saved: after "call me Bob" then "call me Al" asky
-// must not keep both names to choose from.
-func fastName(ctx context.Context, st *store.Store, svc *memory.Service, name string) (string, error) {
+// fastName saves the user's name as a memory of session sid (0 =
+// global), rewriting the one an earlier "call me …" saved in that scope:
+// after "call me Bob" then "call me Al" asky must not keep both names to
+// choose from.
+func fastName(ctx context.Context, st *store.Store, svc *memory.Service, name string, sid int64) (string, error) {
 	text, done := nameFact+name+"; call them "+name+".", "OK, I'll call you "+name+"."
-	global, err := st.ListMemories(ctx, store.MemoryScope{})
+	visible, err := st.ListMemories(ctx, store.MemoryScope{SessionID: sid})
 	if err != nil {
 		return "", err
 	}
 	var names []*store.Memory
-	for _, m := range global {
-		if !m.Unconfirmed && slices.Contains(m.Tags, "name") && strings.HasPrefix(m.Text, nameFact) {
+	for _, m := range visible {
+		if m.SessionID == sid && !m.Unconfirmed && slices.Contains(m.Tags, "name") && strings.HasPrefix(m.Text, nameFact) {
 			names = append(names, m)
 		}
 	}
-	if len(names) == 0 {
-		return fastSave(ctx, svc, text, []string{"name"}, done)
+	if len(names) == 0 || memory.HeldForOwner(ctx) {
+		return fastSave(ctx, svc, text, []string{"name"}, done, sid)
 	}
 	if err := svc.Update(ctx, names[0], text, names[0].Tags); err != nil {
 		return "", err
@@ -193,7 +212,11 @@ func (x *composer) fastRecall(ctx context.Context, st *store.Store) (string, err
 func memoryLines(ms []*store.Memory) string {
 	var b strings.Builder
 	for _, m := range ms {
-		fmt.Fprintf(&b, "- %s (memory %d)\n", memory.OneLine(m.Text, 300), m.ID)
+		note := ""
+		if m.Unconfirmed {
+			note = ", unconfirmed: not used until confirmed with `asky memory confirm " + strconv.FormatInt(m.ID, 10) + "`"
+		}
+		fmt.Fprintf(&b, "- %s (memory %d%s)\n", memory.OneLine(m.Text, 300), m.ID, note)
 	}
 	return strings.TrimRight(b.String(), "\n")
 }

@@ -69,7 +69,23 @@ func (m *memoryTurn) Save(ctx context.Context, text string, tags []string, sessi
 	if err != nil {
 		return memory.SaveResult{}, err
 	}
-	return svc.Save(ctx, text, tags, sessionID)
+	return svc.Save(m.x.guardGlobal(ctx, sessionID), text, tags, sessionID)
+}
+
+// guardGlobal holds the global memories a remote question writes (sid 0:
+// a "remember globally:" trigger, a fast path or save_memory without a
+// session) for the owner's confirmation: any allowed chat user must not
+// write what every later question of the owner is told about "the
+// user". Memories of the chat's own session are its to write.
+func (x *composer) guardGlobal(ctx context.Context, sid int64) context.Context {
+	if !x.q.Remote || sid != 0 {
+		return ctx
+	}
+	from := "a remote request (asky daemon)"
+	if x.q.SessionName != "" {
+		from = "a remote message from " + x.q.SessionName
+	}
+	return memory.WithUntrusted(ctx, from)
 }
 
 // preload hands the question to memory before the first model call and
@@ -83,7 +99,7 @@ func (m *memoryTurn) preload(ctx context.Context, req *turn.Request, emit func(t
 		emit(turn.Event{Kind: turn.EventNotice, Text: "memory skipped: " + err.Error()})
 		return nil
 	}
-	tm, err := svc.PrepareTurn(ctx, req.Query, req.SessionID)
+	tm, err := svc.PrepareTurn(m.x.guardGlobal(ctx, 0), req.Query, req.SessionID)
 	if err != nil {
 		return err
 	}
@@ -131,7 +147,7 @@ func leanMemoryTrigger(ctx context.Context, x *composer, req *turn.Request, emit
 	if err != nil {
 		return err
 	}
-	tm, err := svc.PrepareTurn(ctx, req.Query, req.SessionID)
+	tm, err := svc.PrepareTurn(x.guardGlobal(ctx, 0), req.Query, req.SessionID)
 	if err != nil {
 		return err
 	}

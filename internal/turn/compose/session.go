@@ -2,6 +2,7 @@ package compose
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -123,4 +124,22 @@ func joinIDs(ids []int64) string {
 		s[i] = fmt.Sprint(id)
 	}
 	return strings.Join(s, ", ")
+}
+
+// ChatSession is the session a daemon conversation continues: the one it
+// was bound to with `/session new|child|<id>`, else the session named
+// after the conversation (found or created). A binding whose session was
+// deleted falls back to the default.
+func ChatSession(ctx context.Context, st *store.Store, conversation string) (*store.Session, error) {
+	id, err := st.ChatSessionID(ctx, conversation)
+	if err != nil {
+		return nil, err
+	}
+	if id != 0 {
+		s, err := st.GetSession(ctx, id)
+		if err == nil || !errors.Is(err, store.ErrNotFound) {
+			return s, err
+		}
+	}
+	return FindOrCreateSession(ctx, st, conversation)
 }

@@ -61,11 +61,7 @@ func (x *composer) shortlistStage(ctx context.Context, req *turn.Request, emit f
 			emit(turn.Event{Kind: turn.EventNotice, Text: "shortlist without web search: " + err.Error()})
 		}
 	}
-	if emb, err := research.NewEmbedder(x.cfg.Research.Embedding, x.HTTPClient(), x.Getenv); err == nil {
-		sl.Embedder = emb
-	} else {
-		emit(turn.Event{Kind: turn.EventDebug, Text: "shortlist scores lexically: " + err.Error()})
-	}
+	sl.Embedder, sl.Fallback = x.semanticEmbedders()
 	in := shortlist.Input{Prompt: req.Query}
 	if x.q.ResearchSet {
 		in.SubQueries = x.expand(ctx, req, emit)
@@ -101,6 +97,26 @@ func (x *composer) shortlistStage(ctx context.Context, req *turn.Request, emit f
 	}
 	dedupSources(req)
 	return nil
+}
+
+// semanticEmbedders are the configured corpus embedder, which also scores
+// the shortlist and ranks extract_links (one embedder for corpus, memory,
+// shortlist and links), and the builtin as its fallback when it is not the
+// builtin itself. Both load on their first embedding, so a turn that
+// ranks nothing loads no model.
+func (x *composer) semanticEmbedders() (emb, fallback shortlist.Embedder) {
+	cfg := x.cfg.Research.Embedding
+	emb = shortlist.Lazy(func() (shortlist.Embedder, error) {
+		e, err := research.NewEmbedder(cfg, x.HTTPClient(), x.Getenv)
+		if err != nil {
+			return nil, err
+		}
+		return e, nil
+	})
+	if p := strings.ToLower(cfg.Provider); (p == "" || p == "builtin") && (cfg.Model == "" || cfg.Model == research.StaticModelName) {
+		return emb, nil
+	}
+	return emb, shortlist.Lazy(func() (shortlist.Embedder, error) { return research.NewBuiltinStatic() })
 }
 
 // corpusDocs are the preloaded corpus documents as shortlist candidates

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/askygo/asky/internal/store"
@@ -36,10 +37,9 @@ func shortlistSite(t *testing.T) *httptest.Server {
 	return srv
 }
 
-// A daemon conversation runs the same preload as the CLI: the session's
-// shortlist override turns the stage on for a remote question.
-func TestRemoteSessionShortlistOverride(t *testing.T) {
-	site := shortlistSite(t)
+// shortlistHome is an asky home whose config searches site and reads its
+// pages, plus extra TOML.
+func shortlistHome(t *testing.T, site *httptest.Server, extra string) string {
 	home := t.TempDir()
 	os.WriteFile(filepath.Join(home, "config.toml"), []byte(fmt.Sprintf(`[general]
 search_provider = "searxng"
@@ -48,8 +48,14 @@ searxng_url = %q
 allow_hosts = ["127.0.0.1"]
 [research.source_shortlist]
 min_content_chars = 100
-`, site.URL)), 0o600)
-	core, _ := testCore(t, home)
+`, site.URL)+extra), 0o600)
+	return home
+}
+
+// A daemon conversation runs the same preload as the CLI: the session's
+// shortlist override turns the stage on for a remote question.
+func TestRemoteSessionShortlistOverride(t *testing.T) {
+	core, _ := testCore(t, shortlistHome(t, shortlistSite(t), ""))
 	client := &scriptedClient{}
 	fixedModel(core, client, 32000)
 	ctx := context.Background()
@@ -83,5 +89,55 @@ min_content_chars = 100
 	}
 	if user := client2.requests[0].Messages[len(client2.requests[0].Messages)-1].Content; strings.Contains(user, "Source shortlist") {
 		t.Errorf("shortlisted without an override:\n%s", user)
+	}
+}
+
+// The shortlist scores with the configured corpus embedder; a provider
+// that fails falls back to the builtin with a -v note, and a turn that
+// does not shortlist never calls the provider.
+func TestShortlistEmbedderFallsBackToBuiltin(t *testing.T) {
+	site := shortlistSite(t)
+	var embeds atomic.Int32
+	emb := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		embeds.Add(1)
+		http.Error(w, `{"error":{"message":"model not loaded"}}`, http.StatusBadRequest)
+	}))
+	t.Cleanup(emb.Close)
+	core, _ := testCore(t, shortlistHome(t, site, fmt.Sprintf(`[research.embedding]
+provider = "openai"
+model = "nomic-embed-text"
+base_url = %q
+`, emb.URL)))
+	ctx := context.Background()
+	st, _ := core.Store()
+	if err := st.CreateSession(ctx, &store.Session{Name: "xmpp:alice", ShortlistOverride: "on"}); err != nil {
+		t.Fatal(err)
+	}
+	run := func(session string) (user, debug string) {
+		client := &scriptedClient{}
+		fixedModel(core, client, 32000)
+		var d []string
+		if _, err := core.Run(ctx, Request{SessionName: session, Question: "how does the Go garbage collector work?", Remote: true}, func(ev turn.Event) {
+			if ev.Kind == turn.EventDebug {
+				d = append(d, ev.Text)
+			}
+		}); err != nil {
+			t.Fatal(err)
+		}
+		return client.requests[0].Messages[len(client.requests[0].Messages)-1].Content, strings.Join(d, "\n")
+	}
+	// Shortlist off: the provider is never asked.
+	if _, debug := run("xmpp:bob"); embeds.Load() != 0 || strings.Contains(debug, "C:") {
+		t.Fatalf("%d embedding requests without a shortlist:\n%s", embeds.Load(), debug)
+	}
+	user, debug := run("xmpp:alice")
+	if embeds.Load() == 0 {
+		t.Fatal("the configured embedder was not used")
+	}
+	if !strings.Contains(debug, "failed embed: ") || !strings.Contains(debug, "model not loaded") || !strings.Contains(debug, "(scored with the builtin embedder instead)") {
+		t.Fatalf("no fallback note in -v:\n%s", debug)
+	}
+	if !strings.Contains(user, "semantic similarity") || strings.Index(user, "/gc") > strings.Index(user, "/tomatoes") {
+		t.Fatalf("not ranked semantically, relevant page first:\n%s", user)
 	}
 }

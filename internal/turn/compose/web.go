@@ -8,6 +8,7 @@ import (
 
 	"github.com/askygo/asky/internal/fetch"
 	"github.com/askygo/asky/internal/search"
+	"github.com/askygo/asky/internal/shortlist"
 	"github.com/askygo/asky/internal/store"
 	"github.com/askygo/asky/internal/summarize"
 	"github.com/askygo/asky/internal/tools"
@@ -40,6 +41,11 @@ func webExtension(ctx context.Context, x *composer, req *turn.Request, reg *tool
 		deps.ContextChars = req.Model.ContextSize * 4
 	}
 	deps.Summarizer = summarizerFor(x, req)
+	emb, fallback := x.semanticEmbedders()
+	deps.Rankers = []shortlist.Embedder{emb}
+	if fallback != nil {
+		deps.Rankers = append(deps.Rankers, fallback)
+	}
 	// The shortlist stage reads pages through the same guarded client and
 	// cache, outside the model's per-turn page budget (it is bounded by
 	// its own candidate count and deadline).

@@ -26,6 +26,7 @@ import (
 	"golang.org/x/time/rate"
 
 	"github.com/askygo/asky/internal/daemon"
+	"github.com/askygo/asky/internal/session"
 	"github.com/askygo/asky/internal/turn"
 )
 
@@ -355,7 +356,7 @@ func decode(w http.ResponseWriter, dec *json.Decoder, v any) bool {
 // validConversation accepts short single-line names; they become session
 // names ("http:<name>").
 func validConversation(w http.ResponseWriter, name string) bool {
-	if len(name) > 64 || strings.ContainsFunc(name, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
+	if len(name) > 64 || strings.ContainsFunc(name, session.IsNameControl) {
 		writeError(w, http.StatusBadRequest, "invalid_request_error", "conversation names are single-line and at most 64 bytes")
 		return false
 	}

@@ -225,10 +225,12 @@ func TestAskContract(t *testing.T) {
 		body   string
 		status int
 	}{
-		"unknown field": {`{"question":"x","temprature":1}`, 400},
-		"no question":   {`{"model":"fake"}`, 400},
-		"not json":      {`question=x`, 400},
-		"bad name":      {`{"question":"x","conversation":"a\nb"}`, 400},
+		"unknown field":  {`{"question":"x","temprature":1}`, 400},
+		"no question":    {`{"model":"fake"}`, 400},
+		"not json":       {`question=x`, 400},
+		"bad name":       {`{"question":"x","conversation":"a\nb"}`, 400},
+		"C1 control":     {`{"question":"x","conversation":"a\u009bb"}`, 400},
+		"line separator": {`{"question":"x","conversation":"a\u2028b"}`, 400},
 	} {
 		if resp, body := do(t, "POST", srv.URL+"/v1/ask", "", tc.body); resp.StatusCode != tc.status {
 			t.Errorf("%s: %d %s", name, resp.StatusCode, body)

@@ -118,7 +118,7 @@ func answer(t *testing.T, c *xmpptest.Client) (xmpptest.Msg, []xmpptest.Msg) {
 }
 
 func isStatus(s string) bool {
-	return strings.HasPrefix(s, "⏳") || strings.HasPrefix(s, "✍") || s == "✓ Done" || s == "✗ Failed" || strings.HasPrefix(s, "🔧")
+	return strings.HasPrefix(s, "⏳") || strings.HasPrefix(s, "🎙 Transcribing") || strings.HasPrefix(s, "✍") || s == "✓ Done" || s == "✗ Failed" || strings.HasPrefix(s, "🔧")
 }
 
 func TestAllowlist(t *testing.T) {

@@ -19,7 +19,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 )
 
@@ -123,8 +122,7 @@ func (p *Prosody) start(bin string) {
 		p.t.Fatalf("%v", err)
 	}
 	cmd.Stdout, cmd.Stderr = out, out
-	// Pdeathsig: a test binary killed by its timeout takes prosody with it.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	cmd.SysProcAttr = startAttrs()
 	if err := cmd.Start(); err != nil {
 		p.t.Fatalf("%v", err)
 	}
@@ -163,11 +161,11 @@ func (p *Prosody) Stop() {
 	if p.cmd == nil {
 		return
 	}
-	_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGTERM)
+	signalGroup(p.cmd.Process, false)
 	select {
 	case <-p.exited:
 	case <-time.After(5 * time.Second):
-		_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
+		signalGroup(p.cmd.Process, true)
 		<-p.exited
 	}
 	p.cmd = nil

@@ -1,0 +1,84 @@
+package research
+
+import (
+	"context"
+	"runtime"
+	"sync"
+
+	"github.com/askygo/asky/internal/research/minilm"
+)
+
+// TransformerModelName is the compiled-in all-MiniLM-L6-v2 transformer
+// (package minilm): the original model's vectors, ~100× the static
+// table's cost, so it suits a background pass rather than ingest.
+const TransformerModelName = "minilm-l6"
+
+// TransformerEmbedder embeds with the compiled-in transformer. Its
+// identity carries the weights' sha256, so changed weights re-embed. The
+// weights are mapped on first use, not when the embedder is built.
+type TransformerEmbedder struct{}
+
+// Spec describes the embedder for its fingerprint.
+func (TransformerEmbedder) Spec() Spec {
+	return Spec{Provider: "builtin", Model: TransformerModelName,
+		Version: "bert-6x384;int8;wordpiece-uncased;mean;max256;sha256=" + minilm.WeightsSHA256()[:16],
+		Dim:     minilm.Dim, Normalized: true}
+}
+
+// transformerBatch is how many texts one worker encodes together: short
+// texts share kernel calls, and a batch of chunks still fits in cache.
+const transformerBatch = 8
+
+// EmbedDocuments encodes texts on all cores: one text is split inside the
+// encoder, several are spread over one encoder per core.
+func (TransformerEmbedder) EmbedDocuments(ctx context.Context, texts []string) ([][]float32, error) {
+	m, err := minilm.Builtin()
+	if err != nil {
+		return nil, err
+	}
+	out := make([][]float32, len(texts))
+	workers := min(runtime.GOMAXPROCS(0), len(texts))
+	if workers <= 1 {
+		e := m.NewEncoder(runtime.GOMAXPROCS(0))
+		for i := 0; i < len(texts); i += transformerBatch {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			copy(out[i:], e.Encode(texts[i:min(i+transformerBatch, len(texts))]))
+		}
+		return out, nil
+	}
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			e := m.NewEncoder(1)
+			for i := range next {
+				copy(out[i:], e.Encode(texts[i:min(i+transformerBatch, len(texts))]))
+			}
+		}()
+	}
+	for i := 0; i < len(texts) && ctx.Err() == nil; i += transformerBatch {
+		select {
+		case next <- i:
+		case <-ctx.Done():
+		}
+	}
+	close(next)
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// EmbedQuery encodes one query (symmetric: no prefix), on all cores.
+func (TransformerEmbedder) EmbedQuery(_ context.Context, text string) ([]float32, error) {
+	m, err := minilm.Builtin()
+	if err != nil {
+		return nil, err
+	}
+	return m.NewEncoder(runtime.GOMAXPROCS(0)).Encode([]string{text})[0], nil
+}

@@ -36,6 +36,10 @@ echo "== candidate fusions (deep = all-MiniLM-L6-v2 through serve.py)"
 (cd "$root" && DEEP_EVAL_DB="$work/fusions.db" DEEP_EVAL_DIR="$EVAL_DIR" DEEP_URL="$url" \
   go test -tags deepeval -count=1 -run TestDeepEval -v ./internal/research | grep -v '^=== \|^--- \|^PASS\|^ok ')
 
+echo "== candidate fusions (deep = the compiled-in minilm-l6, the default to be)"
+(cd "$root" && DEEP_EVAL_DIR="$EVAL_DIR" DEEP_URL=builtin \
+  go test -tags deepeval -count=1 -run TestDeepEval -v ./internal/research | grep -v '^=== \|^--- \|^PASS\|^ok ')
+
 echo "== the product path: corpus ingest, corpus embed, corpus eval"
 h="$work/home"; mkdir -p "$h"
 printf '[research.deep]\nprovider = "openai"\nmodel = "all-minilm-l6-v2"\nbase_url = "%s"\n' "$url" > "$h/config.toml"

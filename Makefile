@@ -6,7 +6,7 @@ LDFLAGS   := -s -w -X github.com/askygo/asky/internal/build.Version=$(VERSION)
 BIN       := bin/asky
 PREFIX    ?= $(HOME)/.local
 
-.PHONY: build test cross demo demo-run bench eval eval-semantic lint completions check-completions install clean
+.PHONY: build test cross demo demo-run bench eval eval-semantic eval-deep lint completions check-completions install clean
 
 build:
 	$(GO) build -trimpath -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/asky
@@ -68,7 +68,8 @@ eval: build
 	for q in $(EVAL_DIR)/queries-*.jsonl; do \
 		c=$$(corpus $$q); test -n "$$c" && test -d $(EVAL_DIR)/corpus/$$c && echo $(EVAL_DIR)/corpus/$$c; \
 	done | sort -u > $$h/dirs; \
-	ASKY_HOME=$$h ./$(BIN) corpus ingest $$(cat $$h/dirs) >/dev/null || exit 1; \
+	ASKY_HOME=$$h ./$(BIN) corpus ingest $$(cat $$h/dirs) >/dev/null 2>&1 || exit 1; \
+	if [ "$$(ASKY_HOME=$$h ./$(BIN) config get research.deep.provider)" != off ]; then ASKY_HOME=$$h ./$(BIN) corpus embed || exit 1; fi; \
 	for q in $(EVAL_DIR)/queries-*.jsonl; do \
 		c=$$(corpus $$q); src=""; test -n "$$c" && test -d $(EVAL_DIR)/corpus/$$c && src="--source $(EVAL_DIR)/corpus/$$c"; \
 		ASKY_HOME=$$h ./$(BIN) corpus eval $$src $$q || exit 1; \
@@ -84,6 +85,13 @@ eval: build
 # Python and (once) the package index; never part of make test.
 eval-semantic: build
 	EVAL_DIR=$(EVAL_DIR) internal/research/staticemb/convert/eval-semantic.sh
+
+# eval-deep measures the deep tier ([research.deep]): candidate fusions of
+# BM25, the builtin static embedder and a real all-MiniLM-L6-v2 (through a
+# local /v1/embeddings server), then corpus ingest + embed + eval. Python;
+# never part of make test.
+eval-deep: build
+	EVAL_DIR=$(EVAL_DIR) internal/research/staticemb/convert/eval-deep.sh
 
 # -p 1: packages one at a time, so no benchmark shares the cores with another.
 # The million-chunk benchmarks (BenchmarkQuery1M, BenchmarkCorpusQueryCold1M)

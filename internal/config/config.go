@@ -166,6 +166,7 @@ type Research struct {
 	LexicalWeight                  float64   `toml:"lexical_weight"`
 	MinRelevance                   float64   `toml:"min_relevance"`
 	Embedding                      Embedding `toml:"embedding"`
+	Deep                           Embedding `toml:"deep"` // the deep tier (deep.go)
 
 	// SourceShortlist is [research.source_shortlist] (shortlist.go).
 	SourceShortlist SourceShortlist `toml:"source_shortlist"`

@@ -208,6 +208,8 @@ func (c *Config) validate() error {
 	checks = append(checks, check{[]string{"research"}, k, msg})
 	k, msg = c.Research.validateEvidence()
 	checks = append(checks, check{[]string{"research"}, k, msg})
+	k, msg = c.Research.validateDeep()
+	checks = append(checks, check{[]string{"research", "deep"}, k, msg})
 	k, msg = c.QueryClassification.validate()
 	checks = append(checks, check{[]string{"query_classification"}, k, msg})
 	for _, ch := range checks {

@@ -44,6 +44,8 @@ type Index struct {
 	// SnapshotDir, when set, caches the vectors in a file there (see
 	// snapshot.go); empty reads them from SQLite every time.
 	SnapshotDir string
+	// Deep, when set, is the slower second embedder (deep.go).
+	Deep *DeepTier
 
 	spec Spec
 	fp   string
@@ -98,35 +100,13 @@ func (ix *Index) Open(ctx context.Context) error {
 	if ix.ready {
 		return nil
 	}
-	probe, err := Probe(ctx, ix.Emb)
+	spec, fp, stale, err := openSpace(ctx, ix.St, ix.Emb)
 	if err != nil {
-		return &EmbedderError{Err: err}
-	}
-	ix.spec = ix.Emb.Spec()
-	if ix.spec.Dim == 0 {
-		ix.spec.Dim = len(probe)
-	}
-	if len(probe) != ix.spec.Dim {
-		return fmt.Errorf("embedder returned %d dimensions, its spec says %d", len(probe), ix.spec.Dim)
-	}
-	ix.fp = ix.spec.Fingerprint()
-	sp, err := ix.St.EmbeddingSpace(ctx, ix.fp)
-	switch {
-	case errors.Is(err, store.ErrNotFound):
-		if err := ix.St.PutEmbeddingSpace(ctx, store.EmbeddingSpace{Fingerprint: ix.fp, SpecJSON: ix.spec.JSON(), Dim: ix.spec.Dim, Probe: probe, State: "ready"}); err != nil {
-			return err
-		}
-	case err != nil:
 		return err
-	default:
-		if sp.State == "stale" {
-			return &StaleSpaceError{Fingerprint: ix.fp}
-		}
-		if len(sp.Probe) == len(probe) && Cosine(sp.Probe, probe) < 0.999 {
-			sp.State = "stale"
-			_ = ix.St.PutEmbeddingSpace(ctx, *sp)
-			return &StaleSpaceError{Fingerprint: ix.fp}
-		}
+	}
+	ix.spec, ix.fp = spec, fp
+	if stale {
+		return &StaleSpaceError{Fingerprint: ix.fp}
 	}
 	f, err := ix.St.CorpusFacts(ctx, ix.fp)
 	if err != nil {
@@ -151,13 +131,14 @@ func (ix *Index) refreshFacts(ctx context.Context, reuse bool) error {
 		return nil
 	}
 	ix.factsFresh = false
-	gen := ix.facts.Generation
+	gen, vecs := ix.facts.Generation, ix.facts.Vectors
 	ix.mu.Unlock()
 	f, err := ix.St.CorpusFacts(ctx, ix.fp)
 	if err != nil {
 		return err
 	}
-	if f.Generation != gen {
+	if f.Generation != gen || f.Vectors != vecs {
+		// A deep pass adds vectors without a new generation.
 		ix.Invalidate()
 	}
 	ix.mu.Lock()
@@ -279,6 +260,7 @@ func (ix *Index) SearchNearest(ctx context.Context, query string, o SearchOption
 			lexErr = fmt.Errorf("full-text search: %w", err)
 		}
 	}()
+	deepc := ix.startDeep(ctx, query, o.Sources, pool, dw)
 	var dense []Scored
 	var denseErr error
 	if dw > 0 {
@@ -295,7 +277,8 @@ func (ix *Index) SearchNearest(ctx context.Context, query string, o SearchOption
 	if denseErr != nil {
 		return nil, nil, denseErr
 	}
-	return ix.fuse(ctx, lex, dense, exact, dw, lw, terms, o)
+	deep, w := ix.finishDeep(ctx, deepc, lex, dense, exact, fuseWeights{lex: lw, dense: dw})
+	return ix.fuse(ctx, lex, dense, deep, exact, w, terms, o)
 }
 
 func (ix *Index) embedAndScan(ctx context.Context, query string, sources []int64, n int) ([]Scored, error) {
@@ -331,7 +314,10 @@ func lexicalMatch(query string, td termDocs) string {
 	return BuildMatchWithout(query, drop)
 }
 
-func (ix *Index) fuse(ctx context.Context, lex []store.FTSHit, dense []Scored, exact map[int64]int, dw, lw float64, terms queryTerms, o SearchOptions) ([]Hit, *Hit, error) {
+func (ix *Index) fuse(ctx context.Context, lex []store.FTSHit, dense, deep []Scored, exact map[int64]int, w fuseWeights, terms queryTerms, o SearchOptions) ([]Hit, *Hit, error) {
+	// The deep list counts in the dense share of Relevance: a chunk's
+	// Dense is the better of its two cosines.
+	lw, dw := w.lex, w.dense+w.deep
 	type cand struct {
 		rrf, dense, lexical float64
 	}
@@ -349,8 +335,13 @@ func (ix *Index) fuse(ctx context.Context, lex []store.FTSHit, dense []Scored, e
 	}
 	for r, d := range dense {
 		c := get(d.ID)
-		c.rrf += dw / float64(rrfK+r+1)
+		c.rrf += w.dense / float64(rrfK+r+1)
 		c.dense = math.Max(0, d.Score)
+	}
+	for r, d := range deep {
+		c := get(d.ID)
+		c.rrf += w.deep / float64(rrfK+r+1)
+		c.dense = math.Max(c.dense, d.Score)
 	}
 	for id := range exact {
 		get(id) // a rare exact match ranks even outside both pools

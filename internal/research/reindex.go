@@ -25,7 +25,15 @@ func Reindex(ctx context.Context, ix *Index, progress func(done, total int)) (in
 	if err != nil {
 		return 0, err
 	}
-	if err := ix.St.DropOtherSpaces(ctx, ix.fp); err != nil {
+	keep := []string{ix.fp}
+	if ix.Deep != nil {
+		// The deep tier's vectors stay valid: its pass fills them.
+		if err := ix.Deep.open(ctx); err != nil {
+			return 0, err
+		}
+		keep = append(keep, ix.Deep.Fingerprint())
+	}
+	if err := ix.St.DropOtherSpaces(ctx, keep...); err != nil {
 		return 0, err
 	}
 	chunks, vectors, err := ix.St.CorpusCounts(ctx, ix.fp)

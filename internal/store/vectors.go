@@ -261,24 +261,41 @@ func (s *Store) PutSourceVectors(ctx context.Context, fingerprint string, source
 }
 
 // DropOtherSpaces deletes vectors and spaces of every fingerprint except
-// keep: vectors from another embedder can never be queried again.
-func (s *Store) DropOtherSpaces(ctx context.Context, keep string) error {
+// keep (the main space and the deep tier's): vectors from another
+// embedder can never be queried again. The generation changes only when
+// something was deleted, so the snapshot of a kept space stays valid.
+func (s *Store) DropOtherSpaces(ctx context.Context, keep ...string) error {
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return err
 	}
 	defer tx.Rollback()
-	if _, err := tx.ExecContext(ctx, `DELETE FROM corpus_vector_blocks WHERE fingerprint <> ?`, keep); err != nil {
+	in, args := "''", []any{}
+	if len(keep) > 0 {
+		in = placeholders(len(keep))
+		for _, k := range keep {
+			args = append(args, k)
+		}
+	}
+	res, err := tx.ExecContext(ctx, `DELETE FROM corpus_vector_blocks WHERE fingerprint NOT IN (`+in+`)`, args...)
+	if err != nil {
 		return err
 	}
-	if _, err := tx.ExecContext(ctx, `DELETE FROM corpus_state WHERE key LIKE 'vectors %' AND key <> ?`, vectorsKey(keep)); err != nil {
+	deleted, _ := res.RowsAffected()
+	keys := make([]any, len(args))
+	for i, k := range keep {
+		keys[i] = vectorsKey(k)
+	}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM corpus_state WHERE key LIKE 'vectors %' AND key NOT IN (`+in+`)`, keys...); err != nil {
 		return err
 	}
-	if _, err := tx.ExecContext(ctx, `DELETE FROM embedding_space WHERE fingerprint <> ?`, keep); err != nil {
+	if _, err := tx.ExecContext(ctx, `DELETE FROM embedding_space WHERE fingerprint NOT IN (`+in+`)`, args...); err != nil {
 		return err
 	}
-	if err := bumpGeneration(ctx, tx); err != nil {
-		return err
+	if deleted > 0 {
+		if err := bumpGeneration(ctx, tx); err != nil {
+			return err
+		}
 	}
 	return tx.Commit()
 }

@@ -103,6 +103,7 @@ func doctorRun(ctx context.Context, opts *DoctorOptions) error {
 		checkPrices(rep, cfg)
 		checkDatabase(ctx, rep, opts, cfg)
 		checkSearch(rep, opts, cfg)
+		checkDeep(ctx, rep, opts, cfg)
 		checkCustomTools(rep, opts, cfg)
 		checkDeliveryConfig(rep, opts, cfg)
 		checkDaemonConfig(ctx, rep, opts, cfg)

@@ -159,7 +159,7 @@ func TestDoctorFailures(t *testing.T) {
 
 func TestDoctorJSON(t *testing.T) {
 	srv := fakeProvider(t, "openai", "k")
-	e := newEnv(t, map[string]string{"config.toml": modelConfig("openai", srv.URL+"/v1", "m-small") + "[general]\nsearch_provider = \"serper\"\n"}, "P_KEY", "k")
+	e := newEnv(t, map[string]string{"config.toml": modelConfig("openai", srv.URL+"/v1", "m-small") + "[general]\nsearch_provider = \"serper\"\n[research.deep]\nprovider = \"off\"\n"}, "P_KEY", "k")
 	out, err := e.doctor(t, "--json")
 	if !errors.Is(err, cmdutil.ErrSilent) {
 		t.Fatalf("err = %v", err)
@@ -168,10 +168,13 @@ func TestDoctorJSON(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
-	if rep.OK || len(rep.Checks) != 6 {
+	if rep.OK || len(rep.Checks) != 7 {
 		t.Fatalf("report %+v", rep)
 	}
-	last := rep.Checks[len(rep.Checks)-1]
+	if deep := rep.Checks[len(rep.Checks)-1]; deep.Name != "deep" || deep.Status != statusSkip {
+		t.Errorf("deep check %+v", deep)
+	}
+	last := rep.Checks[len(rep.Checks)-2]
 	if last.Name != "search" || last.Status != statusFail || !strings.Contains(last.Hint, "SERPER_API_KEY") {
 		t.Errorf("search check %+v", last)
 	}

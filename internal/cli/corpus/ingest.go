@@ -190,6 +190,9 @@ func ingestRun(ctx context.Context, opts *IngestOptions) error {
 	if ctx.Err() != nil {
 		return &cmdutil.Error{Code: cmdutil.ExitInterrupted, Err: fmt.Errorf("interrupted after %d files", len(results)), Hint: "run the same command again to resume"}
 	}
+	if err := continueDeep(ctx, opts, ix); err != nil {
+		return err
+	}
 	if len(fails) > 0 {
 		what := "partial success"
 		if ingested+unchanged == 0 {
@@ -198,6 +201,29 @@ func ingestRun(ctx context.Context, opts *IngestOptions) error {
 		return &cmdutil.Error{Code: cmdutil.ExitError, Err: fmt.Errorf("%s: %d of %d files failed", what, len(fails), len(results)),
 			Hint: "the files listed above were skipped; fix or remove them and run the command again"}
 	}
+	return nil
+}
+
+// continueDeep goes on with the deep tier after the fast ingest: on a
+// terminal it runs the pass with progress (Ctrl-C keeps what is done);
+// elsewhere (scripts, tests, CI) it only says what is left, since the
+// pass may take far longer than the ingest: `corpus embed` runs it.
+func continueDeep(ctx context.Context, opts *IngestOptions, ix *research.Index) error {
+	if ix.Deep == nil {
+		return nil
+	}
+	if opts.IO.IsStderrTTY() && !opts.JSON {
+		_, _, err := fillDeep(ctx, opts.IO, ix, true)
+		return err
+	}
+	cov, ok, err := ix.Deep.Peek(ctx)
+	if err != nil || (ok && cov.Vectors >= cov.Chunks) {
+		return err
+	}
+	if !ok { // no deep space yet: every chunk is left
+		cov.Chunks, _, _ = ix.St.CorpusCounts(ctx, "")
+	}
+	fmt.Fprintf(opts.IO.ErrOut, "note: the deep tier (%s) has %d of %d chunks to embed; run `asky corpus embed`\n", ix.Deep.Model(), cov.Chunks-cov.Vectors, cov.Chunks)
 	return nil
 }
 

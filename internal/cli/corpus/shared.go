@@ -36,8 +36,9 @@ func NewIndex(cfg *config.Config, st *store.Store, f *cmdutil.Factory) (*researc
 	if err != nil {
 		return nil, cmdutil.WithHint(err, "check [research.embedding] in your config (`asky config show`)")
 	}
+	deep := research.NewDeep(cfg.Research, st, f.HTTPClient(), f.Getenv, cfg.Paths.CacheDir)
 	return &research.Index{St: st, Emb: emb, DenseWeight: cfg.Research.DenseWeight, LexicalWeight: cfg.Research.LexicalWeight,
-		SnapshotDir: cfg.Paths.CacheDir}, nil
+		SnapshotDir: cfg.Paths.CacheDir, Deep: deep}, nil
 }
 
 // resolveSourceIDs resolves --source values (ids, handles, paths,

@@ -156,6 +156,12 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 	jobsDone := make(chan struct{})
 	go func() { defer close(jobsDone); sched.Loop(runCtx) }()
 	defer func() { cancel(); <-jobsDone }()
+	deepDone := make(chan struct{})
+	go func() {
+		defer close(deepDone)
+		fillDeepLoop(runCtx, opts.Factory, cfg, func(line string) { fmt.Fprintln(opts.IO.ErrOut, line) })
+	}()
+	defer func() { cancel(); <-deepDone }()
 	var wg sync.WaitGroup
 	errs := make([]error, len(runs))
 	for i, r := range runs {

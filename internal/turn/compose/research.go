@@ -72,8 +72,9 @@ func researchExtension(ctx context.Context, x *composer, req *turn.Request, reg 
 	if err != nil {
 		return withHint(err, "check [research.embedding] in your config")
 	}
+	deep := research.NewDeep(cfg.Research, st, x.HTTPClient(), x.Getenv, cfg.Paths.CacheDir)
 	ix := &research.Index{St: st, Emb: emb, DenseWeight: cfg.Research.DenseWeight, LexicalWeight: cfg.Research.LexicalWeight,
-		SnapshotDir: cfg.Paths.CacheDir}
+		SnapshotDir: cfg.Paths.CacheDir, Deep: deep}
 	preloaded := new([]int64)
 	x.ptr, x.index, x.preloaded = ptr, ix, preloaded
 	env := &tools.ResearchEnv{

@@ -1,0 +1,71 @@
+package daemon
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/askygo/asky/internal/cli/cmdutil"
+	"github.com/askygo/asky/internal/cli/corpus"
+	"github.com/askygo/asky/internal/config"
+)
+
+// deepPassInterval is how often the daemon looks for chunks the deep tier
+// still lacks (a CLI ingest added some, or a pass was stopped).
+const deepPassInterval = time.Minute
+
+// fillDeepLoop fills the deep tier ([research.deep]) in the background
+// while the daemon serves, so a corpus ingested from the CLI gets its
+// deep vectors without anyone running `asky corpus embed`. Each batch is
+// committed, so stopping the daemon loses at most one.
+func fillDeepLoop(ctx context.Context, f *cmdutil.Factory, cfg *config.Config, logf func(string)) {
+	if !cfg.Research.DeepEnabled() {
+		return
+	}
+	last := ""
+	for {
+		msg := fillDeepOnce(ctx, f, cfg)
+		if msg != "" && msg != last {
+			logf(msg)
+		}
+		last = msg
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(deepPassInterval):
+		}
+	}
+}
+
+// fillDeepOnce runs the pass when chunks lack deep vectors and says what
+// it did ("" when there was nothing to do). The deep model is not loaded
+// when nothing is left.
+func fillDeepOnce(ctx context.Context, f *cmdutil.Factory, cfg *config.Config) string {
+	st, err := f.Store()
+	if err != nil {
+		return fmt.Sprintf("deep tier: %v", err)
+	}
+	ix, err := corpus.NewIndex(cfg, st, f)
+	if err != nil {
+		return fmt.Sprintf("deep tier: %v", err)
+	}
+	cov, ok, err := ix.Deep.Peek(ctx)
+	if err != nil {
+		return fmt.Sprintf("deep tier: %v", err)
+	}
+	if !ok {
+		cov.Chunks, _, err = st.CorpusCounts(ctx, "")
+	}
+	if err != nil || cov.Vectors >= cov.Chunks {
+		return ""
+	}
+	start := time.Now()
+	n, err := ix.FillDeep(ctx, nil)
+	switch {
+	case err != nil && ctx.Err() == nil:
+		return fmt.Sprintf("deep tier: %v", err)
+	case n > 0:
+		return fmt.Sprintf("deep tier: embedded %d chunks in %s", n, time.Since(start).Round(time.Second))
+	}
+	return ""
+}

@@ -72,7 +72,7 @@ func Defaults() *Config {
 			LexicalWeight:              0.25,
 			MinRelevance:               0.15,
 			Embedding:                  Embedding{Provider: "builtin", Model: "minilm-l6-static", BatchSize: 32},
-			Deep:                       Embedding{Provider: DeepOff},
+			Deep:                       Embedding{Provider: "builtin", Model: "minilm-l6", BatchSize: 32},
 			SourceShortlist:            DefaultSourceShortlist(),
 		},
 		Memory: Memory{

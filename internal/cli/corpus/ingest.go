@@ -23,6 +23,7 @@ type IngestOptions struct {
 	Factory *cmdutil.Factory
 	Paths   []string
 	JSON    bool
+	NoDeep  bool
 }
 
 // NewCmdIngest builds `corpus ingest`.
@@ -58,10 +59,17 @@ func NewCmdIngest(f *cmdutil.Factory, runF func(context.Context, *IngestOptions)
 			failed (the summary lists them). A file that failed before and has
 			not changed since counts as "unchanged (failed before)", not as a
 			new failure (-v lists them); it is still retried every run.
+
+			After the documents are searchable (keywords and fast semantic
+			search), the deep tier ([research.deep], the builtin transformer by
+			default) embeds the new chunks, with progress on a terminal. It is
+			slower than the ingest; Ctrl-C keeps what is done and ` + "`asky corpus embed`" + `
+			(or ingesting again) continues. --no-deep leaves it for later.
 		`),
 		Example: heredoc.Doc(`
 			$ asky corpus ingest ~/papers ./notes
 			$ asky corpus ingest 'notes/*.md' README.md LICENSE
+			$ asky corpus ingest --no-deep ~/archive && asky corpus embed   # deep tier later
 		`),
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
@@ -73,6 +81,7 @@ func NewCmdIngest(f *cmdutil.Factory, runF func(context.Context, *IngestOptions)
 		},
 	}
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print per-file results as JSON")
+	cmd.Flags().BoolVar(&opts.NoDeep, "no-deep", false, "leave the deep tier's embedding for `asky corpus embed`")
 	return cmd
 }
 
@@ -204,16 +213,19 @@ func ingestRun(ctx context.Context, opts *IngestOptions) error {
 	return nil
 }
 
-// continueDeep goes on with the deep tier after the fast ingest: on a
-// terminal it runs the pass with progress (Ctrl-C keeps what is done);
-// elsewhere (scripts, tests, CI) it only says what is left, since the
-// pass may take far longer than the ingest: `corpus embed` runs it.
+// continueDeep goes on with the deep tier after the fast ingest, so a
+// finished ingest leaves the corpus fully searchable: with a progress bar
+// on a terminal, with a one-line summary elsewhere (Ctrl-C keeps what is
+// done). --no-deep only says what is left for `corpus embed`.
 func continueDeep(ctx context.Context, opts *IngestOptions, ix *research.Index) error {
 	if ix.Deep == nil {
 		return nil
 	}
-	if opts.IO.IsStderrTTY() && !opts.JSON {
-		_, _, err := fillDeep(ctx, opts.IO, ix, true)
+	if !opts.NoDeep {
+		n, took, err := fillDeep(ctx, opts.IO, ix, opts.IO.IsStderrTTY() && !opts.JSON)
+		if err == nil && n > 0 {
+			fmt.Fprintf(opts.IO.ErrOut, "deep tier (%s): embedded %d chunks in %s\n", ix.Deep.Model(), n, took.Round(10*time.Millisecond))
+		}
 		return err
 	}
 	cov, ok, err := ix.Deep.Peek(ctx)

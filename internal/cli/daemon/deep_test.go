@@ -38,7 +38,7 @@ func TestDaemonFillsDeepTier(t *testing.T) {
 	}
 	defer f.Close()
 	cmd := corpus.NewCmdCorpus(f)
-	cmd.SetArgs([]string{"ingest", docs})
+	cmd.SetArgs([]string{"ingest", "--no-deep", docs})
 	cmd.SilenceUsage, cmd.SilenceErrors = true, true
 	ctx := context.Background()
 	if err := cmd.ExecuteContext(ctx); err != nil {

@@ -30,7 +30,7 @@ func NewCmdEmbed(f *cmdutil.Factory, runF func(context.Context, *EmbedOptions) e
 			transformer) whose vectors are fused with the keyword and the fast
 			semantic search. Ingest keeps everything searchable at once; the
 			deep vectors are filled afterwards, from the stored chunk text, by
-			this pass (corpus ingest runs it too when stderr is a terminal).
+			this pass (corpus ingest runs it too, unless given --no-deep).
 
 			It commits every 32 chunks: stop it at any time (Ctrl-C) and run it
 			again to continue where it stopped. Until a query's candidates all

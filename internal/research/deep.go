@@ -95,7 +95,7 @@ func (d *DeepTier) open(ctx context.Context) error {
 		}
 		probe, perr := Probe(ctx, d.ix.Emb)
 		if perr != nil {
-			return fmt.Errorf("deep tier: %w", &EmbedderError{Err: perr})
+			return fmt.Errorf("deep tier: %w", &EmbedderError{Err: perr, Deep: true})
 		}
 		if err := st.PutEmbeddingSpace(ctx, store.EmbeddingSpace{Fingerprint: d.ix.fp, SpecJSON: d.ix.spec.JSON(), Dim: d.ix.spec.Dim, Probe: probe, State: "ready"}); err != nil {
 			return err
@@ -107,6 +107,10 @@ func (d *DeepTier) open(ctx context.Context) error {
 		err = d.ix.Open(ctx)
 	}
 	if err != nil {
+		var ee *EmbedderError
+		if errors.As(err, &ee) {
+			ee.Deep = true // its fix is in [research.deep]
+		}
 		return fmt.Errorf("deep tier: %w", err)
 	}
 	return nil
@@ -193,7 +197,7 @@ func (ix *Index) FillDeep(ctx context.Context, progress func(done, total int)) (
 			if ctx.Err() != nil {
 				break
 			}
-			return n, fmt.Errorf("deep tier: %w", &EmbedderError{Err: err})
+			return n, fmt.Errorf("deep tier: %w", &EmbedderError{Err: err, Deep: true})
 		}
 		if len(vecs) != len(chunks) {
 			return n, fmt.Errorf("deep tier: %d vectors for %d chunks", len(vecs), len(chunks))

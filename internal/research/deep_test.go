@@ -345,3 +345,19 @@ func TestDeepQuerySkipsCanaryOfBuiltin(t *testing.T) {
 		}
 	}
 }
+
+// A deep model that cannot load points at [research.deep], not at the
+// main embedder's section.
+func TestDeepLoadErrorHintNamesItsSection(t *testing.T) {
+	ctx := context.Background()
+	ix := newTestIndex(t)
+	ix.Deep = NewDeepTier(ix.St, &lazyEmbedder{build: func() (Embedder, error) {
+		return nil, errors.New("unknown builtin embedder \"nope\"")
+	}}, "")
+	ingestDocs(t, ix, t.TempDir(), zebraDocs)
+	_, err := ix.FillDeep(ctx, nil)
+	var ee *EmbedderError
+	if !errors.As(err, &ee) || !strings.Contains(ee.Hint(), "[research.deep]") {
+		t.Fatalf("FillDeep error %v: want an EmbedderError whose hint names [research.deep]", err)
+	}
+}

@@ -81,14 +81,21 @@ func (e *StaleSpaceError) Hint() string {
 }
 
 // EmbedderError means the configured embedder could not embed (server
-// down, model missing).
-type EmbedderError struct{ Err error }
+// down, model missing). Deep marks the deep tier's embedder, whose fix is
+// in another section.
+type EmbedderError struct {
+	Err  error
+	Deep bool
+}
 
 func (e *EmbedderError) Error() string { return "embedder: " + e.Err.Error() }
 func (e *EmbedderError) Unwrap() error { return e.Err }
 
 // Hint says how to recover.
 func (e *EmbedderError) Hint() string {
+	if e.Deep {
+		return "check [research.deep] (or set provider = \"off\" there), then run `asky corpus embed`; keyword and fast semantic search work meanwhile"
+	}
 	return "check [research.embedding] and that its server is running, or set provider = \"builtin\" for offline search"
 }
 

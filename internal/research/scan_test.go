@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand"
+	"sync"
 	"testing"
 
 	"github.com/askygo/asky/internal/store"
@@ -90,7 +91,7 @@ func TestSnapshotRecall(t *testing.T) {
 	for i, q := range benchQueries(s) {
 		qv := HashV1Vector(q)
 		exact := FlatTopK(ids, flat, 512, qv, 100)
-		got, err := snap.topK(qv, 100)
+		got, err := snap.topK(scanShare{}, qv, 100)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -131,5 +132,46 @@ func writeTestDocs(t *testing.T, ix *Index, ws []testWrite) {
 		if _, err := ix.St.ReplaceCorpusSource(ctx, src, chunks, ix.Fingerprint(), vecs); err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// A scan beside the keyword query starts on all cores but one and takes
+// the last when the keyword side is done; every block is scanned once
+// whether that happens before, during or never.
+func TestParallelBlocksSharedJoinsOnAssist(t *testing.T) {
+	const n = 64
+	for _, when := range []string{"never", "before", "midway"} {
+		assist := make(chan struct{})
+		if when == "before" {
+			close(assist)
+		}
+		var mu sync.Mutex
+		seen := make([]int, n)
+		workersBefore := map[int]bool{}
+		closed := false
+		parallelBlocksShared(scanShare{assist}, 2, n, func(w, b int) {
+			mu.Lock()
+			defer mu.Unlock()
+			seen[b]++
+			if !closed && when != "before" {
+				workersBefore[w] = true
+			}
+			if when == "midway" && b == n/4 && !closed {
+				closed = true
+				close(assist)
+			}
+		})
+		for b, c := range seen {
+			if c != 1 {
+				t.Fatalf("%s: block %d scanned %d times", when, b, c)
+			}
+		}
+		if when != "before" && (len(workersBefore) != 1 || !workersBefore[0]) {
+			t.Fatalf("%s: workers %v ran before the keyword side was done; want only worker 0", when, workersBefore)
+		}
+	}
+	// Without a share (or on one core) it is parallelBlocks.
+	if got := (scanShare{}).split(2); got != 2 {
+		t.Fatalf("no share: %d workers at once, want 2", got)
 	}
 }

@@ -36,28 +36,7 @@ func scanWorkers(rows, blocks int) int {
 // goroutines that take the next block as they finish one, so a worker
 // slowed down by a busy core does not hold the others up.
 func parallelBlocks(workers, n int, fn func(w, b int)) {
-	if workers <= 1 {
-		for b := 0; b < n; b++ {
-			fn(0, b)
-		}
-		return
-	}
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func(w int) {
-			defer wg.Done()
-			for {
-				b := int(next.Add(1) - 1)
-				if b >= n {
-					return
-				}
-				fn(w, b)
-			}
-		}(w)
-	}
-	wg.Wait()
+	parallelBlocksShared(scanShare{}, workers, n, fn)
 }
 
 // scanShare is how a scan shares the cores with work running beside it
@@ -93,11 +72,13 @@ func shareOf(ctx context.Context) scanShare {
 // parallelBlocksShared is parallelBlocks whose last workers join when
 // sh.assist is closed, if blocks are left by then.
 func parallelBlocksShared(sh scanShare, workers, n int, fn func(w, b int)) {
-	now := sh.split(workers)
-	if now == workers {
-		parallelBlocks(workers, n, fn)
+	if workers <= 1 {
+		for b := 0; b < n; b++ {
+			fn(0, b)
+		}
 		return
 	}
+	now := sh.split(workers)
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	allTaken := make(chan struct{})

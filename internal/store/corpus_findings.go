@@ -33,22 +33,17 @@ func (s *Store) AddFinding(ctx context.Context, f *Finding) (int64, error) {
 
 // Findings returns the findings of a session (0 = one-shot findings).
 func (s *Store) Findings(ctx context.Context, sessionID int64) ([]Finding, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT id, session_id, finding, source_url, source_title, tags, fingerprint, vec, created_at FROM corpus_findings WHERE session_id = ? ORDER BY id`, sessionID)
-	if err != nil {
-		return nil, err
+	return queryAll(ctx, s.db, scanFinding, `SELECT id, session_id, finding, source_url, source_title, tags, fingerprint, vec, created_at FROM corpus_findings WHERE session_id = ? ORDER BY id`, sessionID)
+}
+
+func scanFinding(r scanner) (Finding, error) {
+	var f Finding
+	var vec []byte
+	var created string
+	if err := r.Scan(&f.ID, &f.SessionID, &f.Text, &f.SourceURL, &f.SourceTitle, &f.Tags, &f.Fingerprint, &vec, &created); err != nil {
+		return f, err
 	}
-	defer rows.Close()
-	var out []Finding
-	for rows.Next() {
-		var f Finding
-		var vec []byte
-		var created string
-		if err := rows.Scan(&f.ID, &f.SessionID, &f.Text, &f.SourceURL, &f.SourceTitle, &f.Tags, &f.Fingerprint, &vec, &created); err != nil {
-			return nil, err
-		}
-		f.Vec = DecodeVectorInto(nil, vec)
-		f.CreatedAt, _ = time.Parse(time.RFC3339Nano, created)
-		out = append(out, f)
-	}
-	return out, rows.Err()
+	f.Vec = DecodeVectorInto(nil, vec)
+	f.CreatedAt, _ = time.Parse(time.RFC3339Nano, created)
+	return f, nil
 }

@@ -34,20 +34,11 @@ func (s *Store) SearchCorpusFTS(ctx context.Context, match string, weights [3]fl
 	}
 	q += ` ORDER BY r, rowid LIMIT ?`
 	args = append(args, limit)
-	rows, err := s.db.QueryContext(ctx, q, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []FTSHit
-	for rows.Next() {
+	return queryAll(ctx, s.db, func(r scanner) (FTSHit, error) {
 		var h FTSHit
-		if err := rows.Scan(&h.ChunkID, &h.BM25); err != nil {
-			return nil, err
-		}
-		out = append(out, h)
-	}
-	return out, rows.Err()
+		err := r.Scan(&h.ChunkID, &h.BM25)
+		return h, err
+	}, q, args...)
 }
 
 // CorpusFTSCheck runs FTS5's integrity-check on the chunk index.

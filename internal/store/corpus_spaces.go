@@ -57,20 +57,11 @@ func (s *Store) EmbeddingSpace(ctx context.Context, fingerprint string) (*Embedd
 
 // EmbeddingSpaces lists every stored space.
 func (s *Store) EmbeddingSpaces(ctx context.Context) ([]EmbeddingSpace, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT fingerprint, spec_json, dim, state FROM embedding_space ORDER BY created_at`)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []EmbeddingSpace
-	for rows.Next() {
+	return queryAll(ctx, s.db, func(r scanner) (EmbeddingSpace, error) {
 		var sp EmbeddingSpace
-		if err := rows.Scan(&sp.Fingerprint, &sp.SpecJSON, &sp.Dim, &sp.State); err != nil {
-			return nil, err
-		}
-		out = append(out, sp)
-	}
-	return out, rows.Err()
+		err := r.Scan(&sp.Fingerprint, &sp.SpecJSON, &sp.Dim, &sp.State)
+		return sp, err
+	}, `SELECT fingerprint, spec_json, dim, state FROM embedding_space ORDER BY created_at`)
 }
 
 // PutEmbeddingSpace creates or updates a space.

@@ -41,8 +41,6 @@ func prosodyCondition(cond string) (bool, error) {
 	return os.Getenv("CI") == "true", nil
 }
 
-type prosodyKey struct{}
-
 // cmdProsody starts a Prosody with accounts bot and alice and appends an
 // [xmpp] table for bot (allowing alice) to config.toml: `prosody-start`.
 func cmdProsody(ts *testscript.TestScript, neg bool, args []string) {

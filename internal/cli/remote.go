@@ -15,6 +15,8 @@ import (
 )
 
 // ErrRemotePolicy is the original's refusal of a command sent over chat.
+//
+//lint:ignore ST1005 the original's sentence, shown to the chat user as it is
 var ErrRemotePolicy = errors.New("Remote policy blocked this command in daemon mode.")
 
 // remoteGroups are the grouped commands a chat may run: reading only.

@@ -31,6 +31,20 @@ type tool struct {
 	need string
 }
 
+// toolTimeout bounds one run of a clipboard tool, so a tool that never
+// returns cannot hang the command.
+const toolTimeout = 5 * time.Second
+
+// lookup returns the tool's path when it can run here: the display server
+// it needs is set and it is installed.
+func (t tool) lookup(env Env) (string, bool) {
+	if t.need != "" && env.Getenv(t.need) == "" {
+		return "", false
+	}
+	path, err := exec.LookPath(t.name)
+	return path, err == nil
+}
+
 func copyTools(goos string) []tool {
 	switch goos {
 	case "darwin":
@@ -67,19 +81,16 @@ var ErrUnavailable = errors.New("no clipboard tool found (install wl-clipboard, 
 func Copy(ctx context.Context, env Env, text string) (string, error) {
 	var errs []string
 	for _, t := range copyTools(runtime.GOOS) {
-		if t.need != "" && env.Getenv(t.need) == "" {
+		path, ok := t.lookup(env)
+		if !ok {
 			continue
 		}
-		path, err := exec.LookPath(t.name)
-		if err != nil {
-			continue
-		}
-		ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		ctx, cancel := context.WithTimeout(ctx, toolTimeout)
 		cmd := exec.CommandContext(ctx, path, t.args...)
 		cmd.Stdin = strings.NewReader(text)
 		var stderr bytes.Buffer
 		cmd.Stderr = &stderr
-		err = cmd.Run()
+		err := cmd.Run()
 		cancel()
 		if err == nil {
 			return t.name, nil
@@ -100,14 +111,11 @@ func Copy(ctx context.Context, env Env, text string) (string, error) {
 // Paste reads the clipboard text.
 func Paste(ctx context.Context, env Env) (string, error) {
 	for _, t := range pasteTools(runtime.GOOS) {
-		if t.need != "" && env.Getenv(t.need) == "" {
+		path, ok := t.lookup(env)
+		if !ok {
 			continue
 		}
-		path, err := exec.LookPath(t.name)
-		if err != nil {
-			continue
-		}
-		ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		ctx, cancel := context.WithTimeout(ctx, toolTimeout)
 		out, err := exec.CommandContext(ctx, path, t.args...).Output()
 		cancel()
 		if err == nil {

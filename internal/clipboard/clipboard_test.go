@@ -56,3 +56,20 @@ func TestOSC52Tmux(t *testing.T) {
 		t.Errorf("%q", got)
 	}
 }
+
+func TestPasteUsesAToolItsDisplayAllows(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("tool order is Linux's")
+	}
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "xclip"), []byte("#!/bin/sh\nprintf pasted\n"), 0o755)
+	t.Setenv("PATH", dir)
+	got, err := Paste(context.Background(), env(map[string]string{"DISPLAY": ":0"}, nil))
+	if err != nil || got != "pasted" {
+		t.Fatalf("paste: %q %v", got, err)
+	}
+	// No display server: xclip is not tried, and nothing else is installed.
+	if got, err := Paste(context.Background(), env(nil, nil)); err == nil {
+		t.Fatalf("paste without a display: %q", got)
+	}
+}

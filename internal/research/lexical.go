@@ -35,6 +35,31 @@ func (ix *Index) lexicalSearch(ctx context.Context, query string, td termDocs, s
 	return ix.St.SearchCorpusFTS(ctx, match, FieldWeights, sources, pool)
 }
 
+// commonTermShare is the share of chunks above which a term is too common
+// to rank by: like a stopword for this corpus, it only slows the OR query
+// down (every matching chunk is scored). Only used on corpora big enough
+// for document frequencies to mean something.
+const (
+	commonTermShare     = 0.2
+	commonTermMinChunks = 2000
+)
+
+// lexicalMatch builds the MATCH expression, dropping corpus-common terms
+// (by the document frequencies td, which cover the query's terms).
+func lexicalMatch(query string, td termDocs) string {
+	terms := QueryTerms(query)
+	if len(terms) < 2 || td.total < commonTermMinChunks {
+		return BuildMatch(query)
+	}
+	drop := map[string]bool{}
+	for _, t := range terms {
+		if float64(td.df[t]) > commonTermShare*float64(td.total) {
+			drop[t] = true
+		}
+	}
+	return BuildMatchWithout(query, drop)
+}
+
 // tightTermShare is the first, tighter split tried: at a million chunks a
 // term in 1–5% of them still matches tens of thousands of rows, each
 // scored by bm25, while the rarer terms usually decide the top pool.

@@ -1,13 +1,17 @@
 package store
 
+// This file holds the corpus's documents: sources and their chunks, read
+// by path or id and written whole (a document, its chunks, FTS rows and
+// vectors in one transaction, so a crash never leaves half of one).
+// Full-text search is in corpus_fts.go, embedding spaces in
+// corpus_spaces.go, findings in corpus_findings.go.
+
 import (
 	"context"
 	"database/sql"
-	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
 	"strings"
 	"time"
 )
@@ -42,32 +46,6 @@ type CorpusChunk struct {
 	Text      string
 	// Filled by lookups for display.
 	SourcePath string
-}
-
-// EmbeddingSpace is a stored embedder identity.
-type EmbeddingSpace struct {
-	Fingerprint string
-	SpecJSON    string
-	Dim         int
-	Probe       []float32
-	State       string
-}
-
-// EncodeVector packs v as little-endian float32.
-func EncodeVector(v []float32) []byte {
-	b := make([]byte, 4*len(v))
-	for i, x := range v {
-		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(x))
-	}
-	return b
-}
-
-// DecodeVectorInto appends the float32s in b to dst.
-func DecodeVectorInto(dst []float32, b []byte) []float32 {
-	for i := 0; i+4 <= len(b); i += 4 {
-		dst = append(dst, math.Float32frombits(binary.LittleEndian.Uint32(b[i:])))
-	}
-	return dst
 }
 
 // CorpusSourceByPath returns the source stored for path (without content).
@@ -319,47 +297,6 @@ func (s *Store) DeleteCorpusSource(ctx context.Context, id int64) error {
 	return tx.Commit()
 }
 
-// FTSHit is one lexical match: a chunk id and its bm25 score (lower is
-// better, as FTS5 returns it).
-type FTSHit struct {
-	ChunkID int64
-	BM25    float64
-}
-
-// SearchCorpusFTS runs an FTS5 MATCH (already escaped by the caller) and
-// returns chunk ids ranked by weighted bm25 (text, title, section). It
-// ranks ids only; text is fetched separately by primary key, which is
-// 2–3× faster than joining inside the ranking query.
-func (s *Store) SearchCorpusFTS(ctx context.Context, match string, weights [3]float64, sourceIDs []int64, limit int) ([]FTSHit, error) {
-	if match == "" || limit <= 0 {
-		return nil, nil
-	}
-	q := fmt.Sprintf(`SELECT rowid, bm25(corpus_chunks_fts, %g, %g, %g) AS r FROM corpus_chunks_fts WHERE corpus_chunks_fts MATCH ?`, weights[0], weights[1], weights[2])
-	args := []any{match}
-	if len(sourceIDs) > 0 {
-		q += ` AND rowid IN (SELECT id FROM corpus_chunks WHERE source_id IN (` + placeholders(len(sourceIDs)) + `))`
-		for _, id := range sourceIDs {
-			args = append(args, id)
-		}
-	}
-	q += ` ORDER BY r, rowid LIMIT ?`
-	args = append(args, limit)
-	rows, err := s.db.QueryContext(ctx, q, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []FTSHit
-	for rows.Next() {
-		var h FTSHit
-		if err := rows.Scan(&h.ChunkID, &h.BM25); err != nil {
-			return nil, err
-		}
-		out = append(out, h)
-	}
-	return out, rows.Err()
-}
-
 func placeholders(n int) string {
 	return strings.TrimSuffix(strings.Repeat("?,", n), ",")
 }
@@ -400,54 +337,6 @@ func (s *Store) SourceChunks(ctx context.Context, sourceID int64) ([]CorpusChunk
 	return queryAll(ctx, s.db, scanChunk, `SELECT id, source_id, idx, section_id, section, title, text FROM corpus_chunks WHERE source_id = ? ORDER BY idx`, sourceID)
 }
 
-// EmbeddingSpace returns a stored space.
-func (s *Store) EmbeddingSpace(ctx context.Context, fingerprint string) (*EmbeddingSpace, error) {
-	var sp EmbeddingSpace
-	var probe []byte
-	err := s.db.QueryRowContext(ctx, `SELECT fingerprint, spec_json, dim, probe_vec, state FROM embedding_space WHERE fingerprint = ?`, fingerprint).
-		Scan(&sp.Fingerprint, &sp.SpecJSON, &sp.Dim, &probe, &sp.State)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, ErrNotFound
-	}
-	if err != nil {
-		return nil, err
-	}
-	sp.Probe = DecodeVectorInto(nil, probe)
-	return &sp, nil
-}
-
-// EmbeddingSpaces lists every stored space.
-func (s *Store) EmbeddingSpaces(ctx context.Context) ([]EmbeddingSpace, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT fingerprint, spec_json, dim, state FROM embedding_space ORDER BY created_at`)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []EmbeddingSpace
-	for rows.Next() {
-		var sp EmbeddingSpace
-		if err := rows.Scan(&sp.Fingerprint, &sp.SpecJSON, &sp.Dim, &sp.State); err != nil {
-			return nil, err
-		}
-		out = append(out, sp)
-	}
-	return out, rows.Err()
-}
-
-// PutEmbeddingSpace creates or updates a space.
-func (s *Store) PutEmbeddingSpace(ctx context.Context, sp EmbeddingSpace) error {
-	_, err := s.db.ExecContext(ctx, `INSERT INTO embedding_space (fingerprint, spec_json, dim, probe_vec, state, created_at) VALUES (?, ?, ?, ?, ?, ?)
-		ON CONFLICT(fingerprint) DO UPDATE SET spec_json=excluded.spec_json, dim=excluded.dim, probe_vec=excluded.probe_vec, state=excluded.state`,
-		sp.Fingerprint, sp.SpecJSON, sp.Dim, EncodeVector(sp.Probe), sp.State, s.ts())
-	return err
-}
-
-// CorpusFTSCheck runs FTS5's integrity-check on the chunk index.
-func (s *Store) CorpusFTSCheck(ctx context.Context) error {
-	_, err := s.db.ExecContext(ctx, `INSERT INTO corpus_chunks_fts(corpus_chunks_fts) VALUES ('integrity-check')`)
-	return err
-}
-
 // CheckpointWAL copies the WAL into the database and truncates it, so a
 // bulk ingest does not leave a WAL as big as what it wrote. (Merging all
 // FTS segments with 'optimize' here was measured: it cost 15–25% of ingest
@@ -456,51 +345,6 @@ func (s *Store) CorpusFTSCheck(ctx context.Context) error {
 func (s *Store) CheckpointWAL(ctx context.Context) error {
 	_, err := s.db.ExecContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`)
 	return err
-}
-
-// Finding is a fact the model saved during a research session.
-type Finding struct {
-	ID          int64
-	SessionID   int64
-	Text        string
-	SourceURL   string
-	SourceTitle string
-	Tags        string // JSON array
-	Fingerprint string
-	Vec         []float32
-	CreatedAt   time.Time
-}
-
-// AddFinding stores a finding.
-func (s *Store) AddFinding(ctx context.Context, f *Finding) (int64, error) {
-	res, err := s.db.ExecContext(ctx, `INSERT INTO corpus_findings (session_id, finding, source_url, source_title, tags, fingerprint, vec, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-		f.SessionID, f.Text, f.SourceURL, f.SourceTitle, f.Tags, f.Fingerprint, EncodeVector(f.Vec), s.ts())
-	if err != nil {
-		return 0, err
-	}
-	return res.LastInsertId()
-}
-
-// Findings returns the findings of a session (0 = one-shot findings).
-func (s *Store) Findings(ctx context.Context, sessionID int64) ([]Finding, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT id, session_id, finding, source_url, source_title, tags, fingerprint, vec, created_at FROM corpus_findings WHERE session_id = ? ORDER BY id`, sessionID)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []Finding
-	for rows.Next() {
-		var f Finding
-		var vec []byte
-		var created string
-		if err := rows.Scan(&f.ID, &f.SessionID, &f.Text, &f.SourceURL, &f.SourceTitle, &f.Tags, &f.Fingerprint, &vec, &created); err != nil {
-			return nil, err
-		}
-		f.Vec = DecodeVectorInto(nil, vec)
-		f.CreatedAt, _ = time.Parse(time.RFC3339Nano, created)
-		out = append(out, f)
-	}
-	return out, rows.Err()
 }
 
 // scanChunk scans the chunk columns id, source_id, idx, section_id,

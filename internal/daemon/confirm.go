@@ -114,6 +114,9 @@ func (c *Chat) AwaitsAnswer(ctx context.Context, conversation, text string) bool
 // question; false means text is a new message (and the question, if any,
 // is dropped).
 func (c *Chat) answerPending(ctx context.Context, conversation, text string, out ChatOutput) bool {
+	if _, open, err := c.state().PeekConfirm(ctx, conversation); err == nil && !open {
+		return false // the common case reads only: no write lock per message
+	}
 	p, ok, err := c.state().TakeConfirm(ctx, conversation)
 	c.mu.Lock()
 	action, hasAction := c.actions[conversation]

@@ -97,6 +97,11 @@ func (r remoteCommands) startSession(ctx context.Context, st *store.Store, conv 
 	if err := st.SetChatSessionOwner(ctx, conv, s.ID); err != nil {
 		return daemon.CommandResult{}, err
 	}
+	if child {
+		if err := st.CopyChatOverride(ctx, cur.ID, s.ID); err != nil {
+			return daemon.CommandResult{}, err
+		}
+	}
 	if err := st.BindChatSession(ctx, conv, s.ID); err != nil {
 		return daemon.CommandResult{}, err
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/askygo/asky/internal/daemon"
 	"github.com/askygo/asky/internal/store"
+	"github.com/askygo/asky/internal/turn"
 	"github.com/askygo/asky/internal/turn/compose"
 )
 
@@ -123,5 +124,81 @@ func TestRemoteSessionCommands(t *testing.T) {
 	}
 	if current(conv).ID != home.ID {
 		t.Fatalf("after delete: %+v", current(conv))
+	}
+}
+
+// askRecorder is a daemon.Runner that answers at once and keeps the last
+// ask.
+type askRecorder struct{ last daemon.Ask }
+
+func (r *askRecorder) Run(_ context.Context, a daemon.Ask) (*turn.Result, error) {
+	r.last = a
+	return &turn.Result{Answer: "ok"}, nil
+}
+
+// A chat's inline overrides follow its /session commands: a new session
+// starts without them, a child has a copy, switching back restores them,
+// also after a daemon restart (the store closed and opened again).
+func TestChatOverridesFollowSessionCommands(t *testing.T) {
+	home := t.TempDir()
+	env := map[string]string{"ASKY_HOME": home, "HOME": home}
+	ctx := context.Background()
+	const conv = "telegram:5"
+	var rec *askRecorder
+	var chat *daemon.Chat
+	start := func() func() {
+		f, _, _, _ := testFactory(t, env)
+		st, err := f.Store()
+		if err != nil {
+			t.Fatal(err)
+		}
+		rec = &askRecorder{}
+		chat = &daemon.Chat{Service: daemon.NewService(rec, 0), Commands: remoteCommands{f: f},
+			State: daemon.StoreState{Store: st, Session: compose.ChatSession}}
+		return f.Close
+	}
+	say := func(text string) string {
+		t.Helper()
+		out := &finalOut{}
+		chat.Handle(ctx, daemon.ChatMessage{Conversation: conv, Text: text}, out)
+		if strings.HasPrefix(out.text, "Error") {
+			t.Fatalf("%s: %s", text, out.text)
+		}
+		return out.text
+	}
+	model := func() string {
+		t.Helper()
+		say("which model?")
+		return rec.last.Model
+	}
+	stop := start()
+	say("```toml\ndefault_model = \"fast\"\n```")
+	if m := model(); m != "fast" {
+		t.Fatalf("override not applied: %q", m)
+	}
+	say("/session new")
+	if m := model(); m != "" {
+		t.Fatalf("/session new kept the override: %q", m)
+	}
+	say("```toml\ndefault_model = \"slow\"\n```")
+	say("/session 1")
+	if m := model(); m != "fast" {
+		t.Fatalf("/session 1 did not restore the override: %q", m)
+	}
+	if reply := say("/session child kid"); !strings.Contains(reply, "chat overrides") {
+		t.Fatalf("child: %s", reply)
+	}
+	if m := model(); m != "fast" {
+		t.Fatalf("the child lacks the override: %q", m)
+	}
+	stop()
+
+	defer start()()
+	if m := model(); m != "fast" {
+		t.Fatalf("after a restart, the child's override: %q", m)
+	}
+	say("/session 2")
+	if m := model(); m != "slow" {
+		t.Fatalf("after a restart, /session 2: %q", m)
 	}
 }

@@ -54,8 +54,9 @@ type CommandResult struct {
 	// Confirm, with Handled, makes Reply a yes/no question: the chat's
 	// next message answers it.
 	Confirm *Confirmation
-	// NewSession, with Handled, says the chat now continues a session
-	// without the chat's inline overrides (`/session new`, a switch).
+	// NewSession, with Handled, says the chat now continues another
+	// session (`/session new`, a switch), whose overrides apply from now
+	// on; a State that keeps overrides by chat drops them.
 	NewSession bool
 }
 
@@ -84,11 +85,15 @@ type Chat struct {
 	Interval time.Duration
 	Now      func() time.Time
 
-	mu sync.Mutex
-	// overrides are the chats' inline TOML settings, by conversation.
-	overrides map[string]Override
-	// pending are the chats' open yes/no questions, by conversation.
-	pending map[string]pendingConfirmation
+	// State keeps the chats' open yes/no questions and their sessions'
+	// inline overrides (StoreState: across restarts); nil keeps them in
+	// memory, by chat, for the process.
+	State ChatState
+
+	mem memState
+	mu  sync.Mutex
+	// actions are the in-memory Yes of open questions, by conversation.
+	actions map[string]pendingAction
 }
 
 // Handle answers m through out. It returns when the answer was given.
@@ -106,13 +111,11 @@ func (c *Chat) Handle(ctx context.Context, m ChatMessage, out ChatOutput) {
 			out.Final(ctx, "Error: "+err.Error(), true)
 			return
 		}
-		c.mu.Lock()
-		if c.overrides == nil {
-			c.overrides = map[string]Override{}
+		if err := c.setOverride(ctx, m.Conversation, o); err != nil {
+			out.Final(ctx, "Error: the override was not kept: "+err.Error(), true)
+			return
 		}
-		c.overrides[m.Conversation] = c.overrides[m.Conversation].merge(o)
-		c.mu.Unlock()
-		out.Final(ctx, fmt.Sprintf("Override set for this chat until the daemon restarts: %s.", o), false)
+		out.Final(ctx, fmt.Sprintf("Override set for this chat's session: %s (/session new starts without it).", o), false)
 		return
 	}
 	if c.answerPending(ctx, m.Conversation, text, out) {
@@ -123,7 +126,7 @@ func (c *Chat) Handle(ctx context.Context, m ChatMessage, out ChatOutput) {
 			text = strings.TrimSpace("/asky " + rest)
 		}
 	}
-	a := c.newAsk(m.Conversation, text)
+	var cmd *CommandResult
 	if c.Commands != nil && LooksLikeCommand(text) {
 		res, err := c.Commands.Command(ctx, m.Conversation, text)
 		switch {
@@ -131,17 +134,26 @@ func (c *Chat) Handle(ctx context.Context, m ChatMessage, out ChatOutput) {
 			out.Final(ctx, "Error: "+err.Error(), true)
 			return
 		case res.Handled:
-			if res.NewSession {
-				c.mu.Lock()
-				delete(c.overrides, m.Conversation) // they belonged to the session left
-				c.mu.Unlock()
+			if sc, ok := c.state().(sessionChanger); ok && res.NewSession {
+				sc.SessionChanged(m.Conversation) // the overrides belonged to the session left
 			}
 			if res.Confirm != nil {
-				c.setPending(m.Conversation, *res.Confirm)
+				if _, err := c.setPending(ctx, m.Conversation, *res.Confirm); err != nil {
+					out.Final(ctx, "Error: could not keep the question open: "+err.Error(), true)
+					return
+				}
 			}
 			out.Final(ctx, res.Reply, false)
 			return
 		}
+		cmd = &res
+	}
+	a, err := c.newAsk(ctx, m.Conversation, text)
+	if err != nil {
+		out.Final(ctx, "Error: "+err.Error(), true)
+		return
+	}
+	if res := cmd; res != nil {
 		a.Question, a.Lean = res.Question, res.Lean
 		if res.Model != "" {
 			a.Model = res.Model
@@ -154,12 +166,32 @@ func (c *Chat) Handle(ctx context.Context, m ChatMessage, out ChatOutput) {
 	c.ask(ctx, a, out)
 }
 
-// newAsk is a question of the conversation with the chat's overrides.
-func (c *Chat) newAsk(conversation, question string) Ask {
-	c.mu.Lock()
-	o := c.overrides[conversation]
-	c.mu.Unlock()
-	return Ask{Conversation: conversation, Question: question, Model: o.Model, SummarizationModel: o.SummarizationModel, Prompts: o.Prompts}
+// newAsk is a question of the conversation with its session's overrides.
+func (c *Chat) newAsk(ctx context.Context, conversation, question string) (Ask, error) {
+	o, err := c.state().Override(ctx, conversation)
+	if err != nil {
+		return Ask{}, err
+	}
+	return Ask{Conversation: conversation, Question: question, Model: o.Model, SummarizationModel: o.SummarizationModel, Prompts: o.Prompts}, nil
+}
+
+// setOverride merges o into the overrides of the conversation's session.
+func (c *Chat) setOverride(ctx context.Context, conversation string, o Override) error {
+	cur, err := c.state().Override(ctx, conversation)
+	if err != nil {
+		return err
+	}
+	return c.state().SetOverride(ctx, conversation, cur.merge(o))
+}
+
+// askText asks question in the conversation with its session's overrides.
+func (c *Chat) askText(ctx context.Context, conversation, question string, out ChatOutput) {
+	a, err := c.newAsk(ctx, conversation, question)
+	if err != nil {
+		out.Final(ctx, "Error: "+err.Error(), true)
+		return
+	}
+	c.ask(ctx, a, out)
 }
 
 // Upload stores and ingests the documents at urls and acknowledges them;

@@ -269,7 +269,7 @@ func TestChatOverridesMergeAndReachTheAsk(t *testing.T) {
 		t.Fatalf("bad block accepted: %+v", r)
 	}
 	r := run("telegram:1", "```toml\nsummarization_model = \"tiny\"\n```")
-	if r.failed || r.final != `Override set for this chat until the daemon restarts: summarization_model = "tiny".` {
+	if r.failed || r.final != `Override set for this chat's session: summarization_model = "tiny" (/session new starts without it).` {
 		t.Fatalf("%+v", r)
 	}
 	run("telegram:1", "/r main.go")

@@ -38,6 +38,7 @@ type voiceChat struct {
 	srv   *httptest.Server
 	mu    sync.Mutex
 	asked []string
+	last  Ask
 	now   time.Time
 }
 
@@ -52,6 +53,7 @@ func newVoiceChat(t *testing.T) *voiceChat {
 		v.mu.Lock()
 		defer v.mu.Unlock()
 		v.asked = append(v.asked, a.Conversation+": "+a.Question)
+		v.last = a
 		return &turn.Result{Answer: "answer to " + a.Question}, nil
 	}), 0)
 	v.Chat = &Chat{Service: svc, Uploads: &Uploads{AllowHTTPLoopback: true, Client: v.srv.Client()},

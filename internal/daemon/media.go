@@ -88,11 +88,14 @@ func (c *Chat) Voice(ctx context.Context, conversation, raw string, out ChatOutp
 		text = text[:MaxChatMessage]
 	}
 	if c.AnswerTranscripts {
-		c.ask(ctx, c.newAsk(conversation, text), prefixed{ChatOutput: out, prefix: "🎙 “" + text + "”\n\n"})
+		c.askText(ctx, conversation, text, prefixed{ChatOutput: out, prefix: "🎙 “" + text + "”\n\n"})
 		return
 	}
-	replaced := c.setPending(conversation, Confirmation{What: "the transcript", No: "OK, dropped the transcript; nothing was asked.",
-		Yes: func(ctx context.Context, out ChatOutput) { c.ask(ctx, c.newAsk(conversation, text), out) }})
+	replaced, err := c.setPending(ctx, conversation, Confirmation{What: "the transcript", Question: text, No: "OK, dropped the transcript; nothing was asked."})
+	if err != nil {
+		out.Final(ctx, "Error: the transcript could not be kept for your yes: "+err.Error(), true)
+		return
+	}
 	note := ""
 	if replaced {
 		note = " It replaces the earlier transcript, which was not asked."
@@ -125,7 +128,7 @@ func (c *Chat) Image(ctx context.Context, conversation, raw, caption string, out
 		return
 	}
 	question := "[The user sent an image; a vision model describes it as follows.]\n" + strings.TrimSpace(desc) + "\n\n" + q
-	c.ask(ctx, c.newAsk(conversation, question), out)
+	c.askText(ctx, conversation, question, out)
 }
 
 // download fetches a voice or image message (kind "audio" or "image")

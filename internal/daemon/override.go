@@ -22,10 +22,11 @@ var rePromptName = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.-]*$`)
 // Each block is applied whole or not at all; a later block wins key by
 // key.
 type Override struct {
-	Model, SummarizationModel string
+	Model              string `json:"default_model,omitempty"`
+	SummarizationModel string `json:"summarization_model,omitempty"`
 	// Prompts add to (and replace) [user_prompts] for /name in this
 	// chat's questions.
-	Prompts map[string]string
+	Prompts map[string]string `json:"user_prompts,omitempty"`
 }
 
 // merge applies o over c: the keys o sets win.

@@ -95,8 +95,13 @@ func newChat(ctx context.Context, opts *RunOptions, cfg *config.Config, dc daemo
 	if err != nil {
 		return nil, err
 	}
+	st, err := opts.Factory.Store()
+	if err != nil {
+		return nil, err
+	}
 	return &daemon.Chat{Service: daemon.NewService(runner, 0), Commands: opts.Commands, Uploads: up, Media: media,
-		CommandPrefix: cfg.XMPP.CommandPrefix, AnswerTranscripts: !dc.ConfirmTranscripts}, nil
+		CommandPrefix: cfg.XMPP.CommandPrefix, AnswerTranscripts: !dc.ConfirmTranscripts,
+		State: daemon.StoreState{Store: st, Session: compose.ChatSession}}, nil
 }
 
 // mediaModels resolves [daemon] transcription_model and vision_model

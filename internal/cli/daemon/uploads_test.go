@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -19,6 +20,14 @@ import (
 // http:// file URLs.
 func startTelegram(t *testing.T, w *world, api *botAPI) *daemon.Chat {
 	t.Helper()
+	chat, _ := runTelegram(t, w, api, filepath.Join(t.TempDir(), "offset.json"))
+	return chat
+}
+
+// runTelegram is startTelegram keeping its update offset in offsetFile;
+// stop ends it (at the latest when the test ends).
+func runTelegram(t *testing.T, w *world, api *botAPI, offsetFile string) (chat *daemon.Chat, stop func()) {
+	t.Helper()
 	cfg, err := w.f.Config()
 	if err != nil {
 		t.Fatal(err)
@@ -27,13 +36,13 @@ func startTelegram(t *testing.T, w *world, api *botAPI) *daemon.Chat {
 	if err != nil {
 		t.Fatal(err)
 	}
-	chat, err := newChat(context.Background(), &RunOptions{IO: w.f.IO, Config: w.f.Config, Factory: w.f}, cfg, dc)
+	chat, err = newChat(context.Background(), &RunOptions{IO: w.f.IO, Config: w.f.Config, Factory: w.f}, cfg, dc)
 	if err != nil {
 		t.Fatal(err)
 	}
 	chat.Uploads.AllowHTTPLoopback, chat.Uploads.Client = true, &http.Client{}
 	tr, err := telegram.New(telegram.Options{Token: "123:abc", APIURL: api.srv.URL, AllowedUsers: []int64{42}, Chat: chat,
-		Board: daemon.NewBoard(nil), Log: w.stderr, OffsetFile: filepath.Join(t.TempDir(), "offset.json"),
+		Board: daemon.NewBoard(nil), Log: w.stderr, OffsetFile: offsetFile,
 		PollTimeout: time.Second, StatusDelay: time.Hour, Now: time.Now})
 	if err != nil {
 		t.Fatal(err)
@@ -41,8 +50,9 @@ func startTelegram(t *testing.T, w *world, api *botAPI) *daemon.Chat {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { defer close(done); _ = tr.Run(ctx) }()
-	t.Cleanup(func() { cancel(); <-done })
-	return chat
+	stop = sync.OnceFunc(func() { cancel(); <-done })
+	t.Cleanup(stop)
+	return chat, stop
 }
 
 // waitSent waits for a sent message containing want and returns it.

@@ -248,7 +248,7 @@ func (t *Transport) process(ctx context.Context, m *models.Message) {
 	}
 	text := m.Text
 	// A "yes" replying to the bot's question must stay a bare "yes".
-	if r := m.ReplyToMessage; r != nil && strings.TrimSpace(r.Text) != "" && !daemon.LooksLikeCommand(text) && !t.o.Chat.AwaitsAnswer(conv(m), text) {
+	if r := m.ReplyToMessage; r != nil && strings.TrimSpace(r.Text) != "" && !daemon.LooksLikeCommand(text) && !t.o.Chat.AwaitsAnswer(ctx, conv(m), text) {
 		text = "[Replying to: " + truncate(r.Text, 300) + "]\n\n" + text
 	}
 	t.o.Chat.Handle(ctx, daemon.ChatMessage{Conversation: conv(m), Text: text}, out)

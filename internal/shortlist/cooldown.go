@@ -149,7 +149,7 @@ type CoolingError struct {
 }
 
 func (e *CoolingError) Error() string {
-	// When it is asked again comes first: -v caps the line at 200 runes.
+	// The provider and when it is asked again come first, the reason last.
 	return fmt.Sprintf("%s not asked until %s (in %s): it failed %s ago: %s", e.Provider, e.Until.Format("15:04:05"),
 		e.Until.Sub(e.Now).Round(time.Second), e.Now.Sub(e.Failed).Round(time.Second), e.Reason)
 }

@@ -52,23 +52,28 @@ func embeddingsServer(t *testing.T, down *atomic.Bool, requests *atomic.Int32) *
 	return srv
 }
 
+// downProviderHome is a shortlist home whose embedding provider is the
+// fake at emb (3 s shortlist budget, so a failing turn stays short).
+func downProviderHome(t *testing.T, down *atomic.Bool, requests *atomic.Int32) (home string, emb *httptest.Server) {
+	emb = embeddingsServer(t, down, requests)
+	return shortlistHome(t, shortlistSite(t), fmt.Sprintf(`budget_seconds = 3
+[research.embedding]
+provider = "openai"
+model = "text-embedding-3-small"
+base_url = %q
+`, emb.URL+"/v1")), emb
+}
+
 // A provider that is down costs the turn its retries once; the turns
 // within the cooldown make no request to it and score with the builtin at
 // once, saying so in -v; after the cooldown it is asked again, and its
 // success clears the marker. The CLI core (no EmbedderCooldown) keeps the
 // mark in a file in the cache dir, since every turn is a new process.
 func TestShortlistRemembersDownProviderBetweenTurns(t *testing.T) {
-	site := shortlistSite(t)
 	var down atomic.Bool
 	var requests atomic.Int32
 	down.Store(true)
-	emb := embeddingsServer(t, &down, &requests)
-	home := shortlistHome(t, site, fmt.Sprintf(`budget_seconds = 3
-[research.embedding]
-provider = "openai"
-model = "text-embedding-3-small"
-base_url = %q
-`, emb.URL+"/v1"))
+	home, emb := downProviderHome(t, &down, &requests)
 	clock := time.Now()
 	ctx := context.Background()
 	// Each turn is a new core over the same home, like a new CLI process.
@@ -132,17 +137,10 @@ base_url = %q
 // The daemon keeps the mark in memory for its process: the second
 // conversation's turn does not ask the provider, and no file is written.
 func TestDaemonRemembersDownProviderInMemory(t *testing.T) {
-	site := shortlistSite(t)
 	var down atomic.Bool
 	var requests atomic.Int32
 	down.Store(true)
-	emb := embeddingsServer(t, &down, &requests)
-	home := shortlistHome(t, site, fmt.Sprintf(`budget_seconds = 3
-[research.embedding]
-provider = "openai"
-model = "text-embedding-3-small"
-base_url = %q
-`, emb.URL+"/v1"))
+	home, _ := downProviderHome(t, &down, &requests)
 	core, _ := testCore(t, home)
 	core.EmbedderCooldown = &shortlist.Cooldown{}
 	ctx := context.Background()

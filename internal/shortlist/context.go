@@ -74,6 +74,10 @@ func (r *Result) Report() string {
 		fmt.Fprintf(&b, "  %d. %.3f %s [%s]\n", i+1, c.Score, c.URL, c.Source)
 	}
 	for _, f := range r.Failures {
+		if f.Skipped {
+			fmt.Fprintf(&b, "  skipped %s: %s\n", f.Stage, f.Reason)
+			continue
+		}
 		if f.URL == "" {
 			fmt.Fprintf(&b, "  failed %s: %s\n", f.Stage, f.Reason)
 			continue

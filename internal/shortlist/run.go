@@ -318,7 +318,12 @@ func reason(err error, budget time.Duration) string {
 	msg := err.Error()
 	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) ||
 		strings.Contains(msg, "context deadline exceeded") || strings.Contains(msg, "context canceled") {
-		return fmt.Sprintf("%s (%s)", cutPrefix, budget)
+		cut := fmt.Sprintf("%s (%s)", cutPrefix, budget)
+		var r *rememberedError
+		if errors.As(err, &r) {
+			cut += "; " + r.note()
+		}
+		return cut
 	}
 	return capRunes(msg, 200)
 }

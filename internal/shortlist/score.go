@@ -2,11 +2,13 @@ package shortlist
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"net/url"
 	"sort"
 	"strings"
+	"time"
 )
 
 // score fills Semantic, Overlap, Bonus, Penalty, Score and Why of every
@@ -94,17 +96,26 @@ func (s *Shortlister) embedScores(ctx context.Context, o Options, res *Result, q
 	if err == nil {
 		return sem, s.Embedder
 	}
-	why := reason(err, o.Budget)
+	var cooling *CoolingError
+	f := Failure{Stage: "embed", Reason: reason(err, o.Budget)}
+	if errors.As(err, &cooling) {
+		// Whole: the provider and when it is tried again come first, its
+		// stored reason is already short.
+		f.Reason, f.Skipped = cooling.Error(), true
+	}
 	if s.Fallback == nil || ctx.Err() != nil {
-		res.Failures = append(res.Failures, Failure{Stage: "embed", Reason: why + " (ranked by keyphrases only)"})
+		f.Reason += " (ranked by keyphrases only)"
+		res.Failures = append(res.Failures, f)
 		return nil, nil
 	}
 	sem, ferr := semanticBounded(ctx, s.Fallback, queries, docs)
 	if ferr != nil {
-		res.Failures = append(res.Failures, Failure{Stage: "embed", Reason: why + "; builtin embedder: " + reason(ferr, o.Budget) + " (ranked by keyphrases only)"})
+		f.Reason += "; builtin embedder: " + reason(ferr, o.Budget) + " (ranked by keyphrases only)"
+		res.Failures = append(res.Failures, f)
 		return nil, nil
 	}
-	res.Failures = append(res.Failures, Failure{Stage: "embed", Reason: why + " (scored with the builtin embedder instead)"})
+	f.Reason += " (scored with the builtin embedder instead)"
+	res.Failures = append(res.Failures, f)
 	return sem, s.Fallback
 }
 
@@ -124,9 +135,20 @@ func semanticBounded(ctx context.Context, e Embedder, queries, docs []string) ([
 	case o := <-ch:
 		return o.sem, o.err
 	case <-ctx.Done():
-		return nil, ctx.Err()
+		// An embedder that honours ctx returns at once: waiting for it a
+		// moment lets a guarded one remember the failure before the turn,
+		// and a CLI process, move on. One that does not is abandoned.
+		select {
+		case o := <-ch:
+			return o.sem, o.err
+		case <-time.After(settleGrace):
+			return nil, ctx.Err()
+		}
 	}
 }
+
+// settleGrace bounds the wait for an embedder after its deadline.
+const settleGrace = 100 * time.Millisecond
 
 // Similarities returns, per document, the best cosine (at least 0)
 // against the queries: how the shortlist scores pages, and how

@@ -114,6 +114,9 @@ type Failure struct {
 	Stage  string // "search", "fetch", "embed"
 	URL    string // empty for a search failure
 	Reason string
+	// Skipped is set when the stage was not tried: the embedding provider
+	// failed recently and is left alone for a while (Guard).
+	Skipped bool
 }
 
 // Stats counts candidates through the stages and times each stage.

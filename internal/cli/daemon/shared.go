@@ -12,6 +12,7 @@ import (
 	"github.com/askygo/asky/internal/cli/cmdutil"
 	"github.com/askygo/asky/internal/config"
 	"github.com/askygo/asky/internal/daemon"
+	"github.com/askygo/asky/internal/shortlist"
 	"github.com/askygo/asky/internal/turn"
 	"github.com/askygo/asky/internal/turn/compose"
 	"github.com/askygo/asky/internal/userprompt"
@@ -77,7 +78,10 @@ type coreRunner struct {
 // newRunner is the daemon's Runner over the factory.
 func newRunner(f *cmdutil.Factory) coreRunner {
 	return coreRunner{core: &compose.Core{Config: f.Config, Store: f.Store, HTTPClient: f.HTTPClient, Getenv: f.Getenv,
-		Env: f.Env, Now: f.Now, Warn: func(s string) { fmt.Fprintln(f.IO.ErrOut, "warning: "+s) }},
+		Env: f.Env, Now: f.Now, Warn: func(s string) { fmt.Fprintln(f.IO.ErrOut, "warning: "+s) },
+		// One process, many turns: a failed embedding provider is
+		// remembered in memory rather than in the CLI's marker file.
+		EmbedderCooldown: &shortlist.Cooldown{}},
 		log: f.IO.ErrOut}
 }
 

@@ -117,6 +117,12 @@ type Core struct {
 	// Warn receives warnings about the configuration met while composing
 	// (a broken [tool.NAME]); nil drops them.
 	Warn func(string)
+	// EmbedderCooldown remembers a failed embedding provider between
+	// turns so shortlist scoring and link ranking use the builtin at once
+	// (shortlist.Guard). The daemon sets one in memory for the process;
+	// nil is a marker file in the cache dir, which the CLI's one-turn
+	// processes share.
+	EmbedderCooldown *shortlist.Cooldown
 	// Model resolves an alias to a model and its client; nil resolves
 	// from config with provider.New. Tests replace it with a fake.
 	Model func(ctx context.Context, alias string) (*config.ResolvedModel, llm.Client, error)

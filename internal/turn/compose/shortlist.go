@@ -3,8 +3,11 @@ package compose
 import (
 	"context"
 	"fmt"
+	"net/url"
+	"path/filepath"
 	"strings"
 
+	"github.com/askygo/asky/internal/config"
 	"github.com/askygo/asky/internal/research"
 	"github.com/askygo/asky/internal/shortlist"
 	"github.com/askygo/asky/internal/tools"
@@ -103,7 +106,10 @@ func (x *composer) shortlistStage(ctx context.Context, req *turn.Request, emit f
 // the shortlist and ranks extract_links (one embedder for corpus, memory,
 // shortlist and links), and the builtin as its fallback when it is not the
 // builtin itself. Both load on their first embedding, so a turn that
-// ranks nothing loads no model.
+// ranks nothing loads no model. A provider (openai, ollama) is guarded:
+// once it fails as down, the turns of the next minutes go to the fallback
+// without asking it. Corpus ingest and query build their own embedder and
+// never fall back.
 func (x *composer) semanticEmbedders() (emb, fallback shortlist.Embedder) {
 	cfg := x.cfg.Research.Embedding
 	emb = shortlist.Lazy(func() (shortlist.Embedder, error) {
@@ -113,10 +119,41 @@ func (x *composer) semanticEmbedders() (emb, fallback shortlist.Embedder) {
 		}
 		return e, nil
 	})
-	if p := strings.ToLower(cfg.Provider); (p == "" || p == "builtin") && (cfg.Model == "" || cfg.Model == research.StaticModelName) {
+	switch p := strings.ToLower(cfg.Provider); {
+	case (p == "" || p == "builtin") && (cfg.Model == "" || cfg.Model == research.StaticModelName):
 		return emb, nil
+	case p == "openai" || p == "ollama":
+		emb = shortlist.Guard(emb, x.embedderCooldown(), providerName(cfg), x.Now)
 	}
 	return emb, shortlist.Lazy(func() (shortlist.Embedder, error) { return research.NewBuiltinStatic() })
+}
+
+// embedderCooldown is where a failed provider is remembered: the core's
+// (the daemon's, in memory) or the marker file in the cache dir.
+func (x *composer) embedderCooldown() *shortlist.Cooldown {
+	if x.EmbedderCooldown != nil {
+		return x.EmbedderCooldown
+	}
+	if x.cfg.Paths.CacheDir == "" {
+		return nil
+	}
+	return &shortlist.Cooldown{Path: filepath.Join(x.cfg.Paths.CacheDir, shortlist.CooldownFile)}
+}
+
+// providerName names an embedding provider for -v and its cooldown mark:
+// a mark left by another provider, model or endpoint does not apply.
+// Credentials in base_url are dropped.
+func providerName(cfg config.Embedding) string {
+	name := fmt.Sprintf("%s embeddings %q", strings.ToLower(cfg.Provider), cfg.Model)
+	if cfg.BaseURL == "" {
+		return name
+	}
+	base := cfg.BaseURL
+	if u, err := url.Parse(base); err == nil {
+		u.User = nil
+		base = u.String()
+	}
+	return name + " at " + base
 }
 
 // corpusDocs are the preloaded corpus documents as shortlist candidates

@@ -127,6 +127,10 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 		closeAll(runs)
 		return err
 	}
+	// A stop request left by a daemon killed before it saw it is stale.
+	stopPath := daemon.StopPath(pidPath(cfg))
+	_ = os.Remove(stopPath)
+	defer os.Remove(stopPath)
 	if err := lock.Write(daemon.Info{PID: os.Getpid(), URL: url, Started: opts.Factory.Now(), Transports: dc.Transports()}); err != nil {
 		closeAll(runs)
 		return err
@@ -156,6 +160,17 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 	jobsDone := make(chan struct{})
 	go func() { defer close(jobsDone); sched.Loop(runCtx) }()
 	defer func() { cancel(); <-jobsDone }()
+	// `asky daemon stop` where there is no SIGTERM (Windows) asks through
+	// a stop request file, checked as often as the states are saved.
+	stopDone := make(chan struct{})
+	go func() {
+		defer close(stopDone)
+		daemon.WatchStop(runCtx, pidPath(cfg), os.Getpid(), 250*time.Millisecond, func() {
+			fmt.Fprintln(opts.IO.ErrOut, "stopping: asked by asky daemon stop")
+			cancel()
+		})
+	}()
+	defer func() { cancel(); <-stopDone }()
 	deepDone := make(chan struct{})
 	go func() {
 		defer close(deepDone)

@@ -48,10 +48,10 @@ func NewCmdRun(f *cmdutil.Factory, commands daemon.CommandHandler, runF func(con
 		Use:   "run",
 		Short: "Run the daemon in the foreground",
 		Long: heredoc.Doc(`
-			Run the daemon in this terminal until Ctrl-C or SIGTERM, serving every
-			enabled transport (HTTP API, XMPP, Telegram). The API's URL is printed
-			on stdout when HTTP is on; requests and connection changes are logged
-			on stderr. A transport that cannot connect keeps retrying without
+			Run the daemon in this terminal until Ctrl-C, SIGTERM or "asky daemon
+			stop", serving every enabled transport (HTTP API, XMPP, Telegram). The
+			API's URL is printed on stdout when HTTP is on; requests and connection
+			changes are logged on stderr. A transport that cannot connect keeps retrying without
 			stopping the others. Questions still running when it stops are saved
 			as interrupted, and chat users are told so.
 		`),

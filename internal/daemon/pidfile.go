@@ -1,11 +1,14 @@
 package daemon
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/askygo/asky/internal/filelock"
@@ -118,4 +121,41 @@ func readInfo(path string) (Info, error) {
 		return info, nil
 	}
 	return info, json.Unmarshal(b, &info)
+}
+
+// StopPath is the stop request file beside the pid file. Where `asky
+// daemon stop` cannot send SIGTERM (Windows), it writes the daemon's pid
+// there and the daemon stops as it would on SIGTERM. Only the user can
+// write the state directory, so the file is as private as a signal.
+func StopPath(pidPath string) string {
+	return filepath.Join(filepath.Dir(pidPath), "daemon.stop")
+}
+
+// RequestStop asks the daemon pid, which holds the lock at pidPath, to
+// stop. The request names the pid, so one left behind by a daemon that was
+// killed before it saw it never stops the next one.
+func RequestStop(pidPath string, pid int) error {
+	if err := os.WriteFile(StopPath(pidPath), []byte(strconv.Itoa(pid)+"\n"), 0o600); err != nil {
+		return fmt.Errorf("ask the daemon to stop: %w", err)
+	}
+	return nil
+}
+
+// WatchStop calls stop once a request for pid appears (RequestStop),
+// checking every interval until ctx ends.
+func WatchStop(ctx context.Context, pidPath string, pid int, every time.Duration, stop func()) {
+	tick := time.NewTicker(every)
+	defer tick.Stop()
+	want := strconv.Itoa(pid)
+	for {
+		if b, err := os.ReadFile(StopPath(pidPath)); err == nil && strings.TrimSpace(string(b)) == want {
+			stop()
+			return
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+	}
 }

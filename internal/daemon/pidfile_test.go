@@ -1,6 +1,7 @@
 package daemon
 
 import (
+	"context"
 	"errors"
 	"os"
 	"os/exec"
@@ -49,7 +50,7 @@ func TestPIDFileLockStatusRelease(t *testing.T) {
 // only the lock counts.
 func TestPIDFileStaleIsTakenOver(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "daemon.pid")
-	cmd := exec.Command("true")
+	cmd := exec.Command(os.Args[0], "-test.run=^$") // exits at once, on every platform
 	if err := cmd.Run(); err != nil {
 		t.Fatal(err)
 	}
@@ -72,4 +73,36 @@ func TestPIDFileStaleIsTakenOver(t *testing.T) {
 	if err != nil || !running || info.PID != os.Getpid() {
 		t.Fatalf("%+v %v %v", info, running, err)
 	}
+}
+
+// A stop request stops only the daemon it names: one left for an earlier
+// daemon is ignored.
+func TestWatchStop(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "daemon.pid")
+	stopped := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		WatchStop(context.Background(), path, 42, time.Millisecond, func() { close(stopped) })
+	}()
+	if err := RequestStop(path, 41); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-stopped:
+		t.Fatal("stopped by a request for another pid")
+	case <-time.After(50 * time.Millisecond):
+	}
+	if err := RequestStop(path, 42); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("a request for its pid did not stop it")
+	}
+	// Without a request it returns when ctx ends.
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	WatchStop(ctx, filepath.Join(t.TempDir(), "daemon.pid"), 42, time.Hour, func() { t.Error("stopped without a request") })
 }

@@ -85,7 +85,7 @@ func TestPendingRowOfAGoneProcessReadsAsInterrupted(t *testing.T) {
 	newOwnerless := begin("from an older asky, just now", "", now)
 	want := map[int64]string{running: StatusPending, killed: StatusInterrupted, otherHost: StatusPending,
 		oldOwnerless: StatusInterrupted, newOwnerless: StatusPending}
-	if runtime.GOOS == "linux" {
+	if runtime.GOOS == "linux" || runtime.GOOS == "windows" {
 		// This PID, but recorded with another start time: a reused PID.
 		reused := begin("pid reused", host+" "+strconv.Itoa(os.Getpid())+" 1", now)
 		want[reused] = StatusInterrupted

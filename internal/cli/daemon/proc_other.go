@@ -1,4 +1,4 @@
-//go:build !unix
+//go:build !unix && !windows
 
 package daemon
 
@@ -18,9 +18,12 @@ func detached() *syscall.SysProcAttr { return nil }
 // signals it cannot be asked politely.
 func stopChild(p *os.Process) { _ = p.Kill() }
 
-// terminate refuses: without SIGTERM there is no way yet to ask the daemon
-// to save its turns in flight and exit.
-func terminate(pid int) error {
-	return cmdutil.Errorf(fmt.Sprintf("end it with: taskkill /F /PID %d (questions in flight are then shown as interrupted)", pid),
+// terminate refuses: this platform has no way yet to ask the daemon to
+// save its turns in flight and exit.
+func terminate(pid int, _ string) (stopping, error) {
+	return nil, cmdutil.Errorf(fmt.Sprintf("end the daemon (pid %d) with your system's tools (questions in flight are then shown as interrupted)", pid),
 		"asky daemon stop is not built on this platform yet")
 }
+
+// forceHint is how the user ends a daemon that does not stop.
+func forceHint(pid int) string { return fmt.Sprintf("end process %d", pid) }

@@ -48,10 +48,10 @@ func NewCmdRun(f *cmdutil.Factory, commands daemon.CommandHandler, runF func(con
 		Use:   "run",
 		Short: "Run the daemon in the foreground",
 		Long: heredoc.Doc(`
-			Run the daemon in this terminal until Ctrl-C or SIGTERM, serving every
-			enabled transport (HTTP API, XMPP, Telegram). The API's URL is printed
-			on stdout when HTTP is on; requests and connection changes are logged
-			on stderr. A transport that cannot connect keeps retrying without
+			Run the daemon in this terminal until Ctrl-C, SIGTERM or "asky daemon
+			stop", serving every enabled transport (HTTP API, XMPP, Telegram). The
+			API's URL is printed on stdout when HTTP is on; requests and connection
+			changes are logged on stderr. A transport that cannot connect keeps retrying without
 			stopping the others. Questions still running when it stops are saved
 			as interrupted, and chat users are told so.
 		`),
@@ -127,6 +127,10 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 		closeAll(runs)
 		return err
 	}
+	// A stop request left by a daemon killed before it saw it is stale.
+	stopPath := daemon.StopPath(pidPath(cfg))
+	_ = os.Remove(stopPath)
+	defer os.Remove(stopPath)
 	if err := lock.Write(daemon.Info{PID: os.Getpid(), URL: url, Started: opts.Factory.Now(), Transports: dc.Transports()}); err != nil {
 		closeAll(runs)
 		return err
@@ -156,6 +160,17 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 	jobsDone := make(chan struct{})
 	go func() { defer close(jobsDone); sched.Loop(runCtx) }()
 	defer func() { cancel(); <-jobsDone }()
+	// `asky daemon stop` where there is no SIGTERM (Windows) asks through
+	// a stop request file, checked as often as the states are saved.
+	stopDone := make(chan struct{})
+	go func() {
+		defer close(stopDone)
+		daemon.WatchStop(runCtx, pidPath(cfg), os.Getpid(), 250*time.Millisecond, func() {
+			fmt.Fprintln(opts.IO.ErrOut, "stopping: asked by asky daemon stop")
+			cancel()
+		})
+	}()
+	defer func() { cancel(); <-stopDone }()
 	deepDone := make(chan struct{})
 	go func() {
 		defer close(deepDone)

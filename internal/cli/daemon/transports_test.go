@@ -38,7 +38,8 @@ func TestFailingTransportDoesNotStopOthers(t *testing.T) {
 				h = s
 			}
 		}
-		if x.State == daemon.StateReconnecting && strings.Contains(x.LastError, "connection refused") && h.State == daemon.StateListening {
+		// Lower-cased: Windows says "Connection refused."
+		if x.State == daemon.StateReconnecting && strings.Contains(strings.ToLower(x.LastError), "connection refused") && h.State == daemon.StateListening {
 			break
 		}
 		if time.Now().After(deadline) {

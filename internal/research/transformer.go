@@ -30,23 +30,38 @@ func (TransformerEmbedder) Spec() Spec {
 const transformerBatch = 8
 
 // EmbedDocuments encodes texts on all cores: one text is split inside the
-// encoder, several are spread over one encoder per core.
-func (TransformerEmbedder) EmbedDocuments(ctx context.Context, texts []string) ([][]float32, error) {
+// encoder, several are spread over one encoder per core (GOMAXPROCS
+// goroutines; a deep pass's batch of 32 keeps at most 4 busy).
+func (t TransformerEmbedder) EmbedDocuments(ctx context.Context, texts []string) ([][]float32, error) {
+	return t.embedYielding(ctx, texts, nil)
+}
+
+// embedYielding is EmbedDocuments giving way to fg (nil: never): no new
+// group of texts starts and no encoder enters its next layer while
+// foreground work runs, so a batch in flight stops within about a tenth
+// of a second of one core and leaves every core to it. A ctx that ends
+// stops the encoders at their next layer as well.
+func (TransformerEmbedder) embedYielding(ctx context.Context, texts []string, fg Foreground) ([][]float32, error) {
 	m, err := minilm.Builtin()
 	if err != nil {
 		return nil, err
+	}
+	var pause func() bool
+	if fg != nil {
+		pause = func() bool { return fg.Idle(ctx) == nil }
 	}
 	out := make([][]float32, len(texts))
 	workers := min(runtime.GOMAXPROCS(0), len(texts))
 	if workers <= 1 {
 		e := m.NewEncoder(runtime.GOMAXPROCS(0))
+		e.Pause = pause
 		for i := 0; i < len(texts); i += transformerBatch {
 			if err := ctx.Err(); err != nil {
 				return nil, err
 			}
 			copy(out[i:], e.Encode(texts[i:min(i+transformerBatch, len(texts))]))
 		}
-		return out, nil
+		return out, ctx.Err()
 	}
 	next := make(chan int)
 	var wg sync.WaitGroup
@@ -55,12 +70,16 @@ func (TransformerEmbedder) EmbedDocuments(ctx context.Context, texts []string) (
 		go func() {
 			defer wg.Done()
 			e := m.NewEncoder(1)
+			e.Pause = pause
 			for i := range next {
 				copy(out[i:], e.Encode(texts[i:min(i+transformerBatch, len(texts))]))
 			}
 		}()
 	}
 	for i := 0; i < len(texts) && ctx.Err() == nil; i += transformerBatch {
+		if pause != nil && !pause() {
+			break
+		}
 		select {
 		case next <- i:
 		case <-ctx.Done():

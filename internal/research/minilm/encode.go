@@ -20,6 +20,11 @@ type Encoder struct {
 	// only). Parallel inside a batch pays for one long text; many texts
 	// are better spread over Encoders.
 	Threads int
+	// Pause, when set, is called before each layer: it may block (a
+	// background pass giving way to foreground work, between steps of
+	// about a tenth of a second) and returns false to stop the batch,
+	// Encode then returning nil.
+	Pause func() bool
 
 	ids                      []int32
 	x, qkv, ctx, tmp, hidden []float32
@@ -32,7 +37,7 @@ type attScratch struct{ kp, vp, s, o []float32 }
 // NewEncoder returns an encoder with its own buffers.
 func (m *Model) NewEncoder(threads int) *Encoder { return &Encoder{m: m, Threads: threads} }
 
-// Encode returns each text's unit vector.
+// Encode returns each text's unit vector (nil when Pause stopped it).
 func (e *Encoder) Encode(texts []string) [][]float32 {
 	m := e.m
 	e.ids = e.ids[:0]
@@ -60,6 +65,9 @@ func (e *Encoder) Encode(texts []string) [][]float32 {
 	}
 
 	for li := range m.layers {
+		if e.Pause != nil && !e.Pause() {
+			return nil
+		}
 		l := &m.layers[li]
 		e.linear(e.qkv, e.x, &l.qkv)
 		e.attention(seg)

@@ -160,8 +160,9 @@ func (ix *Index) FillDeep(ctx context.Context, progress func(done, total int)) (
 // turns in flight, which a fill on every core would slow.
 type Foreground interface {
 	// Idle returns nil at once when no foreground work runs, else when
-	// the last of it ends; ctx's error if ctx ends first. It is called
-	// from several goroutines.
+	// the last of it ends; ctx's error if ctx ends first (it may return
+	// it at once once ctx has ended). It is called from several
+	// goroutines.
 	Idle(ctx context.Context) error
 }
 

@@ -151,13 +151,14 @@ type countingIdle struct{ n atomic.Int64 }
 func (c *countingIdle) Idle(context.Context) error { c.n.Add(1); return nil }
 
 // The transformer gives way inside a batch: before each group of texts
-// and each encoder layer, with the same vectors as without; a turn in
-// flight when the daemon stops ends the batch at once.
+// and each step of the encoder's layers, with the same vectors as
+// without (its groups are smaller then); a turn in flight when the
+// daemon stops ends the batch at once.
 func TestTransformerYieldsInsideABatch(t *testing.T) {
 	ctx := context.Background()
 	texts := make([]string, 2*transformerBatch)
 	for i := range texts {
-		texts[i] = strings.Repeat("zebra ", i+1)
+		texts[i] = strings.Repeat("zebra ", 1+i%3*60) // 1, 61 or 121 words
 	}
 	var e TransformerEmbedder
 	want, err := e.EmbedDocuments(ctx, texts)
@@ -174,13 +175,17 @@ func TestTransformerYieldsInsideABatch(t *testing.T) {
 			t.Fatalf("text %d: a yielding batch embeds differently", i)
 		}
 	}
-	groups := int64(len(texts) / transformerBatch)
-	wantWaits := groups * minilm.Layers
+	m, err := minilm.Builtin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	groups := int64(len(groups(m, texts, true)))
+	wantWaits := groups * minilm.PausePoints
 	if runtime.GOMAXPROCS(0) > 1 {
 		wantWaits += groups // and before handing each group to a worker
 	}
 	if fg.n.Load() != wantWaits {
-		t.Fatalf("%d waits, want %d (%d groups × %d layers, + one per group on several cores)", fg.n.Load(), wantWaits, groups, minilm.Layers)
+		t.Fatalf("%d waits, want %d (%d groups × %d steps, + one per group on several cores)", fg.n.Load(), wantWaits, groups, minilm.PausePoints)
 	}
 
 	g := &turnGate{waits: make(chan struct{}, 64)}
@@ -195,5 +200,22 @@ func TestTransformerYieldsInsideABatch(t *testing.T) {
 	cancel()
 	if r := <-done; r.err != context.Canceled {
 		t.Fatalf("stopped while paused: %+v, want context.Canceled", r)
+	}
+}
+
+// Groups hold transformerBatch texts; giving way, at most one chunk's
+// worth of tokens, a longer text alone.
+func TestTransformerGroups(t *testing.T) {
+	m, err := minilm.Builtin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	short, half, long := "zebra", strings.Repeat("zebra ", 130), strings.Repeat("zebra ", 400)
+	texts := []string{short, short, half, half, long, short, short, short, short, short, short, short, short, short}
+	if got, want := groups(m, texts, false), [][2]int{{0, 8}, {8, 14}}; !slices.Equal(got, want) {
+		t.Fatalf("groups = %v, want %v", got, want)
+	}
+	if got, want := groups(m, texts, true), [][2]int{{0, 3}, {3, 4}, {4, 5}, {5, 13}, {13, 14}}; !slices.Equal(got, want) {
+		t.Fatalf("small groups = %v, want %v", got, want)
 	}
 }

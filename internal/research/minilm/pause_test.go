@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-// Pause is asked before every layer; the vectors do not depend on it, and
+// Pause is asked before every step of every layer; the vectors do not depend on it, and
 // a false stops the batch with nil.
 func TestEncodePause(t *testing.T) {
 	m, err := Builtin()
@@ -18,8 +18,8 @@ func TestEncodePause(t *testing.T) {
 	e := m.NewEncoder(1)
 	e.Pause = func() bool { calls++; return true }
 	got := e.Encode(texts)
-	if calls != Layers {
-		t.Fatalf("Pause called %d times, want once per layer (%d)", calls, Layers)
+	if calls != PausePoints {
+		t.Fatalf("Pause called %d times, want once per step (%d)", calls, PausePoints)
 	}
 	for i := range want {
 		if !slices.Equal(got[i], want[i]) {
@@ -29,7 +29,7 @@ func TestEncodePause(t *testing.T) {
 	calls = 0
 	e.Pause = func() bool { calls++; return calls < 3 }
 	if v := e.Encode(texts); v != nil || calls != 3 {
-		t.Fatalf("stopped at the third layer: %d calls, vectors %v", calls, v != nil)
+		t.Fatalf("stopped at the third step: %d calls, vectors %v", calls, v != nil)
 	}
 	e.Pause = nil
 	if got := e.Encode(texts); !slices.Equal(got[0], want[0]) {

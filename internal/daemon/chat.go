@@ -208,6 +208,7 @@ func (c *Chat) Upload(ctx context.Context, conversation string, urls []string, o
 			return
 		}
 	}
+	defer c.Service.Busy().Begin()() // ingesting: the user waits for it
 	reply := c.Uploads.Handle(ctx, conversation, urls)
 	out.Final(ctx, reply, strings.HasPrefix(reply, "Error") || !strings.Contains(reply, "✓") && !strings.Contains(reply, "="))
 }

@@ -76,6 +76,7 @@ const DefaultBacklog = 4
 type Service struct {
 	runner  Runner
 	backlog int
+	busy    Busy
 
 	mu     sync.Mutex
 	queues map[string]*queue
@@ -98,7 +99,7 @@ func NewService(r Runner, backlog int) *Service {
 // while waiting (the ask then never runs).
 func (s *Service) Ask(ctx context.Context, a Ask) (*turn.Result, error) {
 	if a.Conversation == "" {
-		return s.runner.Run(ctx, a)
+		return s.run(ctx, a)
 	}
 	s.mu.Lock()
 	q := s.queues[a.Conversation]
@@ -122,8 +123,18 @@ func (s *Service) Ask(ctx context.Context, a Ask) (*turn.Result, error) {
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
+	return s.run(ctx, a)
+}
+
+// run runs one turn, counted in Busy while it runs.
+func (s *Service) run(ctx context.Context, a Ask) (*turn.Result, error) {
+	defer s.busy.Begin()()
 	return s.runner.Run(ctx, a)
 }
+
+// Busy counts the turns running now, for background work to give way
+// to (the daemon's other foreground work joins it).
+func (s *Service) Busy() *Busy { return &s.busy }
 
 // leave removes me from the queue and lets the next ask run if me was
 // running (or had just been let through when its context ended).

@@ -153,8 +153,32 @@ func (ix *Index) DeepCoverage(ctx context.Context) (DeepCoverage, error) {
 // twice). progress gets the chunks with a deep vector and the total.
 // Vectors of deep models used before are dropped first.
 func (ix *Index) FillDeep(ctx context.Context, progress func(done, total int)) (int, error) {
+	return ix.FillDeepYielding(ctx, nil, progress)
+}
+
+// Foreground is work a background deep pass gives way to: the daemon's
+// turns in flight, which a fill on every core would slow.
+type Foreground interface {
+	// Idle returns nil at once when no foreground work runs, else when
+	// the last of it ends; ctx's error if ctx ends first (it may return
+	// it at once once ctx has ended). It is called from several
+	// goroutines.
+	Idle(ctx context.Context) error
+}
+
+// FillDeepYielding is FillDeep giving way to fg (nil: never): it waits
+// for fg to be idle before each batch, and the compiled-in transformer
+// pauses inside one too (embedYielding), so a turn that starts gets the
+// cores within a fraction of a second. Waiting loses nothing: the batch
+// in flight is kept and finished, or dropped whole when ctx ends.
+func (ix *Index) FillDeepYielding(ctx context.Context, fg Foreground, progress func(done, total int)) (int, error) {
 	if ix.Deep == nil {
 		return 0, errors.New("the deep tier is off")
+	}
+	if fg != nil {
+		if err := fg.Idle(ctx); err != nil {
+			return 0, err // not even the deep model's probe while a turn runs
+		}
 	}
 	if err := ix.Open(ctx); err != nil {
 		return 0, err
@@ -176,7 +200,7 @@ func (ix *Index) FillDeep(ctx context.Context, progress func(done, total int)) (
 	}
 	n := 0
 	defer func() {
-		if n > 0 && ctx.Err() == nil {
+		if n > 0 && ctx.Err() == nil && (fg == nil || fg.Idle(ctx) == nil) {
 			// The next query maps the deep vectors instead of writing
 			// the snapshot first (a cache: failing costs only speed).
 			d.Invalidate()
@@ -184,6 +208,9 @@ func (ix *Index) FillDeep(ctx context.Context, progress func(done, total int)) (
 		}
 	}()
 	for ctx.Err() == nil {
+		if fg != nil && fg.Idle(ctx) != nil {
+			break
+		}
 		chunks, err := ix.St.ChunksMissingVectors(ctx, d.fp, deepFillBatch)
 		if err != nil || len(chunks) == 0 {
 			return n, err
@@ -192,7 +219,7 @@ func (ix *Index) FillDeep(ctx context.Context, progress func(done, total int)) (
 		for i, c := range chunks {
 			texts[i] = EmbedText(c)
 		}
-		vecs, err := d.Emb.EmbedDocuments(ctx, texts)
+		vecs, err := embedYielding(ctx, d.Emb, texts, fg)
 		if err != nil {
 			if ctx.Err() != nil {
 				break
@@ -399,6 +426,29 @@ func (l *lazyEmbedder) EmbedDocuments(ctx context.Context, texts []string) ([][]
 		return nil, err
 	}
 	return e.EmbedDocuments(ctx, texts)
+}
+
+func (l *lazyEmbedder) embedYielding(ctx context.Context, texts []string, fg Foreground) ([][]float32, error) {
+	e, err := l.get()
+	if err != nil {
+		return nil, err
+	}
+	return embedYielding(ctx, e, texts, fg)
+}
+
+// yieldingEmbedder can give way to foreground work inside one call (the
+// compiled-in transformer, whose batch takes seconds of every core).
+type yieldingEmbedder interface {
+	embedYielding(ctx context.Context, texts []string, fg Foreground) ([][]float32, error)
+}
+
+// embedYielding embeds texts with emb, giving way to fg inside the call
+// when emb can, else only around it.
+func embedYielding(ctx context.Context, emb Embedder, texts []string, fg Foreground) ([][]float32, error) {
+	if y, ok := emb.(yieldingEmbedder); ok && fg != nil {
+		return y.embedYielding(ctx, texts, fg)
+	}
+	return emb.EmbedDocuments(ctx, texts)
 }
 
 func (l *lazyEmbedder) EmbedQuery(ctx context.Context, text string) ([]float32, error) {

@@ -8,6 +8,7 @@ import (
 	"github.com/askygo/asky/internal/cli/cmdutil"
 	"github.com/askygo/asky/internal/cli/corpus"
 	"github.com/askygo/asky/internal/config"
+	"github.com/askygo/asky/internal/research"
 )
 
 // deepPassInterval is how often the daemon looks for chunks the deep tier
@@ -17,14 +18,18 @@ const deepPassInterval = time.Minute
 // fillDeepLoop fills the deep tier ([research.deep]) in the background
 // while the daemon serves, so a corpus ingested from the CLI gets its
 // deep vectors without anyone running `asky corpus embed`. Each batch is
-// committed, so stopping the daemon loses at most one.
-func fillDeepLoop(ctx context.Context, f *cmdutil.Factory, cfg *config.Config, logf func(string)) {
+// committed, so stopping the daemon loses at most one. It gives way to
+// fg (the turns in flight): on a small machine a fill on every core
+// would slow every answer for as long as it runs (hours on a big
+// corpus), so it pauses while a turn runs and resumes at full speed
+// when the daemon is idle.
+func fillDeepLoop(ctx context.Context, f *cmdutil.Factory, cfg *config.Config, fg research.Foreground, logf func(string)) {
 	if !cfg.Research.DeepEnabled() {
 		return
 	}
 	last := ""
 	for {
-		msg := fillDeepOnce(ctx, f, cfg)
+		msg := fillDeepOnce(ctx, f, cfg, fg)
 		if msg != "" && msg != last {
 			logf(msg)
 		}
@@ -38,9 +43,9 @@ func fillDeepLoop(ctx context.Context, f *cmdutil.Factory, cfg *config.Config, l
 }
 
 // fillDeepOnce runs the pass when chunks lack deep vectors and says what
-// it did ("" when there was nothing to do). The deep model is not loaded
-// when nothing is left.
-func fillDeepOnce(ctx context.Context, f *cmdutil.Factory, cfg *config.Config) string {
+// it did ("" when there was nothing to do), giving way to fg. The deep
+// model is not loaded when nothing is left.
+func fillDeepOnce(ctx context.Context, f *cmdutil.Factory, cfg *config.Config, fg research.Foreground) string {
 	st, err := f.Store()
 	if err != nil {
 		return fmt.Sprintf("deep tier: %v", err)
@@ -60,7 +65,7 @@ func fillDeepOnce(ctx context.Context, f *cmdutil.Factory, cfg *config.Config) s
 		return ""
 	}
 	start := time.Now()
-	n, err := ix.FillDeep(ctx, nil)
+	n, err := ix.FillDeepYielding(ctx, fg, nil)
 	switch {
 	case err != nil && ctx.Err() == nil:
 		return fmt.Sprintf("deep tier: %v", err)

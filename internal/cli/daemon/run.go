@@ -26,6 +26,8 @@ import (
 	"github.com/askygo/asky/internal/iostreams"
 	"github.com/askygo/asky/internal/jobs"
 	"github.com/askygo/asky/internal/store"
+	"github.com/askygo/asky/internal/turn"
+	"github.com/askygo/asky/internal/turn/compose"
 )
 
 // RunOptions are the inputs of `daemon run`.
@@ -148,6 +150,8 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 		closeAll(runs)
 		return err
 	}
+	busy := svc.Busy()
+	sched.Asker = busyAsker{Asker: sched.Asker, busy: busy}
 	sched.Notifiers = map[string]jobs.Notifier{}
 	for _, r := range runs {
 		if r.notify != nil {
@@ -174,7 +178,7 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 	deepDone := make(chan struct{})
 	go func() {
 		defer close(deepDone)
-		fillDeepLoop(runCtx, opts.Factory, cfg, func(line string) { fmt.Fprintln(opts.IO.ErrOut, line) })
+		fillDeepLoop(runCtx, opts.Factory, cfg, busy, func(line string) { fmt.Fprintln(opts.IO.ErrOut, line) })
 	}()
 	defer func() { cancel(); <-deepDone }()
 	var wg sync.WaitGroup
@@ -222,6 +226,18 @@ func closeAll(runs []transportRun) {
 			r.close()
 		}
 	}
+}
+
+// busyAsker counts a scheduled job's run in the daemon's Busy, like a
+// transport's turn: background work gives way to it too.
+type busyAsker struct {
+	jobs.Asker
+	busy *daemon.Busy
+}
+
+func (b busyAsker) Run(ctx context.Context, q compose.Request, emit func(turn.Event)) (*turn.Result, error) {
+	defer b.busy.Begin()()
+	return b.Asker.Run(ctx, q, emit)
 }
 
 // saveStates writes the board for `asky daemon status` whenever it

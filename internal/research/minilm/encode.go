@@ -20,6 +20,11 @@ type Encoder struct {
 	// only). Parallel inside a batch pays for one long text; many texts
 	// are better spread over Encoders.
 	Threads int
+	// Pause, when set, is called before each step of each layer: it may
+	// block (a background pass giving way to foreground work, between
+	// steps of a few tens of milliseconds for a batch of chunks) and
+	// returns false to stop the batch, Encode then returning nil.
+	Pause func() bool
 
 	ids                      []int32
 	x, qkv, ctx, tmp, hidden []float32
@@ -32,7 +37,7 @@ type attScratch struct{ kp, vp, s, o []float32 }
 // NewEncoder returns an encoder with its own buffers.
 func (m *Model) NewEncoder(threads int) *Encoder { return &Encoder{m: m, Threads: threads} }
 
-// Encode returns each text's unit vector.
+// Encode returns each text's unit vector (nil when Pause stopped it).
 func (e *Encoder) Encode(texts []string) [][]float32 {
 	m := e.m
 	e.ids = e.ids[:0]
@@ -59,14 +64,31 @@ func (e *Encoder) Encode(texts []string) [][]float32 {
 		layerNormRow(x, m.embLN)
 	}
 
+	// A pause point before each step of a layer: the longest step (a
+	// feed-forward half) is under a third of it.
 	for li := range m.layers {
 		l := &m.layers[li]
+		if e.stopped() {
+			return nil
+		}
 		e.linear(e.qkv, e.x, &l.qkv)
+		if e.stopped() {
+			return nil
+		}
 		e.attention(seg)
+		if e.stopped() {
+			return nil
+		}
 		e.linear(e.tmp, e.ctx, &l.ao)
 		addNorm(e.x[:rows*Dim], e.tmp, l.ln1)
+		if e.stopped() {
+			return nil
+		}
 		e.linear(e.hidden, e.x, &l.fi)
 		gelu(e.hidden[:rows*FFN])
+		if e.stopped() {
+			return nil
+		}
 		e.linear(e.tmp, e.hidden, &l.fo)
 		addNorm(e.x[:rows*Dim], e.tmp, l.ln2)
 	}
@@ -94,6 +116,13 @@ func (e *Encoder) Encode(texts []string) [][]float32 {
 	}
 	return out
 }
+
+// stopped asks Pause (if set) whether to go on, waiting as it says.
+func (e *Encoder) stopped() bool { return e.Pause != nil && !e.Pause() }
+
+// PausePoints is how often one Encode call asks Pause when it runs to
+// the end (five steps per layer).
+const PausePoints = Layers * 5
 
 func (e *Encoder) alloc(rows int) {
 	n := (rows+rowBlock-1)/rowBlock*rowBlock + rowBlock

@@ -1,0 +1,357 @@
+package research
+
+import (
+	"cmp"
+	"encoding/binary"
+	"hash/crc32"
+	"math"
+	"os"
+	"slices"
+	"sync/atomic"
+	"time"
+	"unsafe"
+)
+
+// snapSet is an open snapshot (see snapshot.go): the mapped blocks and
+// the float32 rows file.
+type snapSet struct {
+	data []byte
+	rows *os.File
+	// rowsMap is the rows file mapped for random access (nil where
+	// mapping is not available: rows are read with pread).
+	rowsMap []byte
+	l       snapLayout
+	// checked[b] is 1 once block b's CRC matched in this process (or all
+	// are, from the .ok file: see snapverified.go).
+	checked []uint32
+	// blockMax[b] holds the bits of block b's largest code scale once a
+	// scan has read it (0 before).
+	blockMax []uint32
+	// rowChecked has bit r set once float32 row r's CRC matched in this
+	// process: a daemon rescoring the same rows checks them once.
+	rowChecked []atomic.Uint64
+	// stamp of the mapped blocks file, written to okPath once every block
+	// is checked; marked when it is (or was found) there.
+	stamp, okPath string
+	mtime         time.Time
+	marked        atomic.Bool
+}
+
+// rescoreStats says what a topK did: the rows that could still rank in
+// the top n after the int8 scan, and how many of them were rescored.
+type rescoreStats struct {
+	candidates, rescored int
+}
+
+// topK returns the n best rows by float32 dot product with qv, exactly.
+// Every row's int8 code is scored; with e its row's error bound
+// (newI8Query), a row's float32 score lies within approx ± e. The n-th
+// best lower bound L is then a floor under the exact n-th score, so only
+// rows whose upper bound reaches L can rank: they are rescored with
+// their float32 rows, best upper bound first, until the n-th exact score
+// is above every upper bound left. It fails with errSnapshotDamaged when
+// a checksum does not match.
+func (s *snapSet) topK(sh scanShare, qv []float32, n int) ([]Scored, error) {
+	res, _, err := s.topKStats(sh, qv, n)
+	return res, err
+}
+
+func (s *snapSet) topKStats(sh scanShare, qv []float32, n int) ([]Scored, rescoreStats, error) {
+	var st rescoreStats
+	if n <= 0 || s.l.count == 0 {
+		return nil, st, nil
+	}
+	q := newI8Query(qv)
+	workers := scanWorkers(s.l.count, s.l.blocks)
+	sel := make([]boundSelect, workers)
+	for w := range sel {
+		sel[w] = newBoundSelect(n)
+	}
+	err := s.scanCodes(sh, workers, q, func(w, base int, scores []int32, scales []float32, maxScale float32) {
+		sel[w].block(base, scores, scales, maxScale, q.scale, float32(q.errPerScale))
+	})
+	if err != nil {
+		return nil, st, err
+	}
+	s.markVerified()
+	cands := mergeBounds(sel, n)
+	st.candidates = len(cands)
+
+	// Rescore best upper bound first, a round at a time, until the n-th
+	// exact score is above every upper bound left.
+	exact := newTopList(n)
+	done := 0
+	for done < len(cands) {
+		if len(exact.s) == n && float64(cands[done].ub) < exact.s[0].Score {
+			break
+		}
+		next := min(len(cands), done+max(n-done, n/4, 8))
+		got, err := s.rescore(workers, q, cands[done:next])
+		if err != nil {
+			return nil, st, err
+		}
+		for _, x := range got {
+			exact.add(x.ID, x.Score)
+		}
+		done = next
+	}
+	st.rescored = done
+	out := exact.s
+	sortScored(out)
+	return out, st, nil
+}
+
+// boundCand is a row whose float32 score may reach the top n, with the
+// upper bound of that score.
+type boundCand struct {
+	row uint32
+	ub  float32
+}
+
+// boundSelect is one scan worker's selection: the n best lower bounds
+// (a min-heap of values) and every row whose upper bound reached the
+// n-th of them when it was scanned. The n-th lower bound only rises, so
+// the rows are a superset of those that reach the final one.
+type boundSelect struct {
+	n     int
+	lower []float32
+	cands []boundCand
+}
+
+func newBoundSelect(n int) boundSelect {
+	return boundSelect{n: n, lower: make([]float32, 0, n), cands: make([]boundCand, 0, 4*n)}
+}
+
+// floor is the n-th best lower bound so far (-Inf until n rows are in).
+func (b *boundSelect) floor() float32 {
+	if len(b.lower) < b.n {
+		return float32(math.Inf(-1))
+	}
+	return b.lower[0]
+}
+
+// block takes a block's dot products. The bounds are float32: their
+// rounding (~2⁻²⁴ of |score|) is far inside the bound's 0.1% margin.
+// Most rows are dropped on an integer compare: with the block's largest
+// scale, a dot product below dmin cannot reach the floor.
+func (b *boundSelect) block(base int, scores []int32, scales []float32, maxScale, qs, errPerScale float32) {
+	floor := b.floor()
+	dmin := minDot(floor, maxScale, qs, errPerScale)
+	for r, d := range scores {
+		if d < dmin {
+			continue // the common case: one compare
+		}
+		sc, e := float32(d)*scales[r]*qs, errPerScale*scales[r]
+		if sc+e < floor {
+			continue
+		}
+		b.cands = append(b.cands, boundCand{row: uint32(base + r), ub: sc + e})
+		if lb := sc - e; len(b.lower) < b.n || lb > floor {
+			b.pushLower(lb)
+			floor = b.floor()
+			dmin = minDot(floor, maxScale, qs, errPerScale)
+		}
+	}
+	if len(b.cands) >= 8*b.n+1024 {
+		b.cands = keepAbove(b.cands, floor)
+	}
+}
+
+// minDot is the smallest dot product whose upper bound can reach floor
+// at a code scale of at most maxScale: scale·(d·qs + errPerScale) ≥ floor
+// needs d ≥ (floor/maxScale − errPerScale)/qs. It is lowered by 10⁻⁵ of
+// itself and 2, far more than float32 rounding moves the bound, so a row
+// below it is one the float test drops too.
+func minDot(floor, maxScale, qs, errPerScale float32) int32 {
+	if !(floor > 0) || !(maxScale > 0) || !(qs > 0) {
+		return math.MinInt32
+	}
+	t := (float64(floor)/float64(maxScale) - float64(errPerScale)) / float64(qs)
+	t -= math.Abs(t)*1e-5 + 2
+	return int32(max(math.MinInt32, min(math.MaxInt32, math.Floor(t))))
+}
+
+// pushLower adds a lower bound to the min-heap of the n best.
+func (b *boundSelect) pushLower(v float32) {
+	h := b.lower
+	if len(h) < b.n {
+		h = append(h, v)
+		for i := len(h) - 1; i > 0 && h[i] < h[(i-1)/2]; i = (i - 1) / 2 {
+			h[i], h[(i-1)/2] = h[(i-1)/2], h[i]
+		}
+		b.lower = h
+		return
+	}
+	h[0] = v
+	for i := 0; ; {
+		l, m := 2*i+1, i
+		if l < len(h) && h[l] < h[m] {
+			m = l
+		}
+		if r := l + 1; r < len(h) && h[r] < h[m] {
+			m = r
+		}
+		if m == i {
+			return
+		}
+		h[i], h[m] = h[m], h[i]
+		i = m
+	}
+}
+
+func keepAbove(c []boundCand, floor float32) []boundCand {
+	out := c[:0]
+	for _, x := range c {
+		if x.ub >= floor {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// mergeBounds joins the workers' selections: the rows whose upper bound
+// reaches the n-th best lower bound of all rows, by falling upper bound
+// (ties by row, so the order is the same whatever the workers did).
+func mergeBounds(sel []boundSelect, n int) []boundCand {
+	var lower []float32
+	for _, b := range sel {
+		lower = append(lower, b.lower...)
+	}
+	floor := float32(math.Inf(-1))
+	if len(lower) >= n {
+		slices.Sort(lower)
+		floor = lower[len(lower)-n]
+	}
+	var out []boundCand
+	for _, b := range sel {
+		out = append(out, keepAbove(b.cands, floor)...)
+	}
+	slices.SortFunc(out, func(a, b boundCand) int {
+		if c := cmp.Compare(b.ub, a.ub); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.row, b.row)
+	})
+	return out
+}
+
+// scanCodes scores every row's int8 code against q on workers, handing
+// each block's dot products to fn with the block's first global row and
+// its scales. A block's CRC is computed in the pass that scores it, a few
+// KB ahead of the dot products, so the bytes are read from memory once
+// and checked from L1: verifying costs CRC compute (~20 GB/s per core),
+// not a second trip through memory.
+func (s *snapSet) scanCodes(sh scanShare, workers int, q *i8Query, fn func(w, base int, scores []int32, scales []float32, maxScale float32)) error {
+	dim := s.l.dim
+	var damaged atomic.Bool
+	bufs := make([][snapBlockRows]int32, workers)
+	parallelBlocksShared(sh, workers, s.l.blocks, func(w, b int) {
+		if damaged.Load() {
+			return
+		}
+		off := s.l.blockOff(b)
+		blk := s.data[off : off+int64(s.l.blockSize)]
+		rows := int(binary.LittleEndian.Uint32(blk))
+		if rows > snapBlockRows {
+			damaged.Store(true)
+			return
+		}
+		scales := unsafe.Slice((*float32)(unsafe.Pointer(&blk[snapScalesOff])), rows)
+		codes := unsafe.Slice((*int8)(unsafe.Pointer(&blk[snapCodesOff])), rows*dim)
+		scores := bufs[w][:rows]
+		if atomic.LoadUint32(&s.checked[b]) != 0 {
+			dotI8Rows(codes, dim, q, scores)
+		} else {
+			crc := crc32.Update(crc32.Checksum(blk[:4], castagnoli), castagnoli, blk[snapBlockHead:snapCodesOff])
+			group := max(4, 4096/dim) &^ 3
+			for r0 := 0; r0 < rows; r0 += group {
+				r1 := min(rows, r0+group)
+				crc = crc32.Update(crc, castagnoli, blk[snapCodesOff+r0*dim:snapCodesOff+r1*dim])
+				dotI8Rows(codes[r0*dim:r1*dim], dim, q, scores[r0:r1])
+			}
+			if crc32.Update(crc, castagnoli, blk[snapCodesOff+rows*dim:]) != binary.LittleEndian.Uint32(blk[4:]) {
+				damaged.Store(true)
+				return
+			}
+			atomic.StoreUint32(&s.checked[b], 1)
+		}
+		fn(w, b*snapBlockRows, scores, scales, s.blockMaxScale(b, scales))
+	})
+	if damaged.Load() {
+		return errSnapshotDamaged
+	}
+	return nil
+}
+
+// blockMaxScale is block b's largest code scale, found the first time a
+// scan reads the block in this process.
+func (s *snapSet) blockMaxScale(b int, scales []float32) float32 {
+	if m := atomic.LoadUint32(&s.blockMax[b]); m != 0 {
+		return math.Float32frombits(m)
+	}
+	var m0, m1, m2, m3 float32
+	i := 0
+	for ; i+4 <= len(scales); i += 4 {
+		m0, m1, m2, m3 = max(m0, scales[i]), max(m1, scales[i+1]), max(m2, scales[i+2]), max(m3, scales[i+3])
+	}
+	for ; i < len(scales); i++ {
+		m0 = max(m0, scales[i])
+	}
+	m := max(m0, m1, m2, m3)
+	atomic.StoreUint32(&s.blockMax[b], math.Float32bits(m)) // a block of zero vectors stays 0: looked at again, harmlessly
+	return m
+}
+
+// rescore returns the float32 scores of the candidate rows (keys are
+// global rows), keyed by chunk id. Each row's CRC is checked as it is
+// read. Candidates are scattered over the rows file, so this is bound by
+// latency: it is split over the workers when there are enough.
+func (s *snapSet) rescore(workers int, q *i8Query, cands []boundCand) ([]Scored, error) {
+	const perPart = 32
+	dim := s.l.dim
+	out := make([]Scored, len(cands))
+	parts := (len(cands) + perPart - 1) / perPart
+	var damaged atomic.Bool
+	if len(cands) < 256 {
+		workers = 1 // a few dozen µs: less than waking a second goroutine
+	}
+	parallelBlocks(min(workers, parts), parts, func(_, p int) {
+		var raw []byte
+		if s.rowsMap == nil {
+			raw = make([]byte, dim*4)
+		}
+		for i := p * perPart; i < min(len(cands), (p+1)*perPart); i++ {
+			row := int(cands[i].row)
+			b, r := row/snapBlockRows, row%snapBlockRows
+			blk := s.data[s.l.blockOff(b):]
+			at := int64(row) * int64(dim) * 4
+			if s.rowsMap != nil {
+				raw = s.rowsMap[at : at+int64(dim)*4]
+			} else if _, err := s.rows.ReadAt(raw, at); err != nil {
+				damaged.Store(true)
+				return
+			}
+			bit := uint64(1) << (row % 64)
+			if s.rowChecked[row/64].Load()&bit == 0 {
+				if crc32.Checksum(raw, castagnoli) != binary.LittleEndian.Uint32(blk[snapRowCRCOff+4*r:]) {
+					damaged.Store(true)
+					return
+				}
+				s.rowChecked[row/64].Or(bit)
+			}
+			vec := unsafe.Slice((*float32)(unsafe.Pointer(&raw[0])), dim)
+			out[i] = Scored{ID: int64(binary.LittleEndian.Uint64(blk[snapIDsOff+8*r:])), Score: float64(dot(vec, q.f32))}
+		}
+	})
+	if damaged.Load() {
+		return nil, errSnapshotDamaged
+	}
+	return out, nil
+}
+
+// close releases the mappings and the rows file.
+func (s *snapSet) close() {
+	unmapFile(s.data)
+	unmapFile(s.rowsMap)
+	s.rows.Close()
+}

@@ -79,4 +79,3 @@ func dotI8RowsSIMD(codes []int8, dim int, q *i8Query, out []int32) int {
 	}
 	return rows
 }
-

@@ -1,12 +1,10 @@
 package research
 
 import (
-	"cmp"
 	"encoding/binary"
 	"hash/crc32"
 	"math"
 	"os"
-	"slices"
 	"sync/atomic"
 	"time"
 	"unsafe"
@@ -47,10 +45,10 @@ type rescoreStats struct {
 // Every row's int8 code is scored; with e its row's error bound
 // (newI8Query), a row's float32 score lies within approx ± e. The n-th
 // best lower bound L is then a floor under the exact n-th score, so only
-// rows whose upper bound reaches L can rank: they are rescored with
-// their float32 rows, best upper bound first, until the n-th exact score
-// is above every upper bound left. It fails with errSnapshotDamaged when
-// a checksum does not match.
+// rows whose upper bound reaches L can rank (boundsel.go). The n best
+// upper bounds are rescored with their float32 rows, then the others
+// whose upper bound reaches the n-th exact score so far. It fails with
+// errSnapshotDamaged when a checksum does not match.
 func (s *snapSet) topK(sh scanShare, qv []float32, n int) ([]Scored, error) {
 	res, _, err := s.topKStats(sh, qv, n)
 	return res, err
@@ -63,9 +61,10 @@ func (s *snapSet) topKStats(sh scanShare, qv []float32, n int) ([]Scored, rescor
 	}
 	q := newI8Query(qv)
 	workers := scanWorkers(s.l.count, s.l.blocks)
-	sel := make([]boundSelect, workers)
+	shared := new(sharedFloor)
+	sel := make([]*boundSelect, workers)
 	for w := range sel {
-		sel[w] = newBoundSelect(n)
+		sel[w] = newBoundSelect(n, shared)
 	}
 	err := s.scanCodes(sh, workers, q, func(w, base int, scores []int32, scales []float32, maxScale float32) {
 		sel[w].block(base, scores, scales, maxScale, q.scale, float32(q.errPerScale))
@@ -77,162 +76,37 @@ func (s *snapSet) topKStats(sh scanShare, qv []float32, n int) ([]Scored, rescor
 	cands := mergeBounds(sel, n)
 	st.candidates = len(cands)
 
-	// Rescore best upper bound first, a round at a time, until the n-th
-	// exact score is above every upper bound left.
+	// Rescore the n best upper bounds; the n-th exact score among them is
+	// a floor under the final one, so only the rows whose upper bound
+	// reaches it are rescored next.
 	exact := newTopList(n)
-	done := 0
-	for done < len(cands) {
-		if len(exact.s) == n && float64(cands[done].ub) < exact.s[0].Score {
-			break
-		}
-		next := min(len(cands), done+max(n-done, n/4, 8))
-		got, err := s.rescore(workers, q, cands[done:next])
-		if err != nil {
-			return nil, st, err
-		}
+	add := func(rows []boundCand) error {
+		got, err := s.rescore(workers, q, rows)
 		for _, x := range got {
 			exact.add(x.ID, x.Score)
 		}
-		done = next
+		st.rescored += len(rows)
+		return err
 	}
-	st.rescored = done
+	first := cands
+	if len(cands) > n {
+		first = selectTop(cands, n, func(c boundCand) float32 { return c.ub })
+	}
+	if err := add(first); err != nil {
+		return nil, st, err
+	}
+	var more []boundCand
+	for _, c := range cands[len(first):] {
+		if float64(c.ub) >= exact.s[0].Score {
+			more = append(more, c)
+		}
+	}
+	if err := add(more); err != nil {
+		return nil, st, err
+	}
 	out := exact.s
 	sortScored(out)
 	return out, st, nil
-}
-
-// boundCand is a row whose float32 score may reach the top n, with the
-// upper bound of that score.
-type boundCand struct {
-	row uint32
-	ub  float32
-}
-
-// boundSelect is one scan worker's selection: the n best lower bounds
-// (a min-heap of values) and every row whose upper bound reached the
-// n-th of them when it was scanned. The n-th lower bound only rises, so
-// the rows are a superset of those that reach the final one.
-type boundSelect struct {
-	n     int
-	lower []float32
-	cands []boundCand
-}
-
-func newBoundSelect(n int) boundSelect {
-	return boundSelect{n: n, lower: make([]float32, 0, n), cands: make([]boundCand, 0, 4*n)}
-}
-
-// floor is the n-th best lower bound so far (-Inf until n rows are in).
-func (b *boundSelect) floor() float32 {
-	if len(b.lower) < b.n {
-		return float32(math.Inf(-1))
-	}
-	return b.lower[0]
-}
-
-// block takes a block's dot products. The bounds are float32: their
-// rounding (~2⁻²⁴ of |score|) is far inside the bound's 0.1% margin.
-// Most rows are dropped on an integer compare: with the block's largest
-// scale, a dot product below dmin cannot reach the floor.
-func (b *boundSelect) block(base int, scores []int32, scales []float32, maxScale, qs, errPerScale float32) {
-	floor := b.floor()
-	dmin := minDot(floor, maxScale, qs, errPerScale)
-	for r, d := range scores {
-		if d < dmin {
-			continue // the common case: one compare
-		}
-		sc, e := float32(d)*scales[r]*qs, errPerScale*scales[r]
-		if sc+e < floor {
-			continue
-		}
-		b.cands = append(b.cands, boundCand{row: uint32(base + r), ub: sc + e})
-		if lb := sc - e; len(b.lower) < b.n || lb > floor {
-			b.pushLower(lb)
-			floor = b.floor()
-			dmin = minDot(floor, maxScale, qs, errPerScale)
-		}
-	}
-	if len(b.cands) >= 8*b.n+1024 {
-		b.cands = keepAbove(b.cands, floor)
-	}
-}
-
-// minDot is the smallest dot product whose upper bound can reach floor
-// at a code scale of at most maxScale: scale·(d·qs + errPerScale) ≥ floor
-// needs d ≥ (floor/maxScale − errPerScale)/qs. It is lowered by 10⁻⁵ of
-// itself and 2, far more than float32 rounding moves the bound, so a row
-// below it is one the float test drops too.
-func minDot(floor, maxScale, qs, errPerScale float32) int32 {
-	if !(floor > 0) || !(maxScale > 0) || !(qs > 0) {
-		return math.MinInt32
-	}
-	t := (float64(floor)/float64(maxScale) - float64(errPerScale)) / float64(qs)
-	t -= math.Abs(t)*1e-5 + 2
-	return int32(max(math.MinInt32, min(math.MaxInt32, math.Floor(t))))
-}
-
-// pushLower adds a lower bound to the min-heap of the n best.
-func (b *boundSelect) pushLower(v float32) {
-	h := b.lower
-	if len(h) < b.n {
-		h = append(h, v)
-		for i := len(h) - 1; i > 0 && h[i] < h[(i-1)/2]; i = (i - 1) / 2 {
-			h[i], h[(i-1)/2] = h[(i-1)/2], h[i]
-		}
-		b.lower = h
-		return
-	}
-	h[0] = v
-	for i := 0; ; {
-		l, m := 2*i+1, i
-		if l < len(h) && h[l] < h[m] {
-			m = l
-		}
-		if r := l + 1; r < len(h) && h[r] < h[m] {
-			m = r
-		}
-		if m == i {
-			return
-		}
-		h[i], h[m] = h[m], h[i]
-		i = m
-	}
-}
-
-func keepAbove(c []boundCand, floor float32) []boundCand {
-	out := c[:0]
-	for _, x := range c {
-		if x.ub >= floor {
-			out = append(out, x)
-		}
-	}
-	return out
-}
-
-// mergeBounds joins the workers' selections: the rows whose upper bound
-// reaches the n-th best lower bound of all rows, by falling upper bound
-// (ties by row, so the order is the same whatever the workers did).
-func mergeBounds(sel []boundSelect, n int) []boundCand {
-	var lower []float32
-	for _, b := range sel {
-		lower = append(lower, b.lower...)
-	}
-	floor := float32(math.Inf(-1))
-	if len(lower) >= n {
-		slices.Sort(lower)
-		floor = lower[len(lower)-n]
-	}
-	var out []boundCand
-	for _, b := range sel {
-		out = append(out, keepAbove(b.cands, floor)...)
-	}
-	slices.SortFunc(out, func(a, b boundCand) int {
-		if c := cmp.Compare(b.ub, a.ub); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.row, b.row)
-	})
-	return out
 }
 
 // scanCodes scores every row's int8 code against q on workers, handing
@@ -312,8 +186,8 @@ func (s *snapSet) rescore(workers int, q *i8Query, cands []boundCand) ([]Scored,
 	out := make([]Scored, len(cands))
 	parts := (len(cands) + perPart - 1) / perPart
 	var damaged atomic.Bool
-	if len(cands) < 256 {
-		workers = 1 // a few dozen µs: less than waking a second goroutine
+	if len(cands) < 64 {
+		workers = 1 // a few µs: less than waking a second goroutine
 	}
 	parallelBlocks(min(workers, parts), parts, func(_, p int) {
 		var raw []byte

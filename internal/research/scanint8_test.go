@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand"
+	"slices"
 	"testing"
 
 	"github.com/askygo/asky/internal/store"
@@ -133,5 +134,26 @@ func TestSnapshotTopKExact(t *testing.T) {
 			}
 			t.Logf("%+v", st)
 		})
+	}
+}
+
+// TestTopValues checks the quickselect against a sort, with many equal
+// values.
+func TestTopValues(t *testing.T) {
+	r := rand.New(rand.NewSource(6))
+	for trial := 0; trial < 500; trial++ {
+		v := make([]float32, 1+r.Intn(300))
+		for i := range v {
+			v[i] = float32(r.Intn(1 + trial%40))
+		}
+		n := 1 + r.Intn(len(v))
+		want := slices.Clone(v)
+		slices.Sort(want)
+		want = want[len(want)-n:]
+		got := slices.Clone(topValues(v, n))
+		slices.Sort(got)
+		if !slices.Equal(got, want) {
+			t.Fatalf("n=%d of %d: got %v, want %v", n, len(v), got, want)
+		}
 	}
 }

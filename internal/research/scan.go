@@ -87,7 +87,9 @@ func parallelBlocksShared(sh scanShare, workers, n int, fn func(w, b int)) {
 			fn(w, b)
 		}
 	}
-	for w := 0; w < workers; w++ {
+	// Worker 0 is the calling goroutine: it starts at once, while the
+	// others wait to be scheduled.
+	for w := 1; w < workers; w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -101,6 +103,7 @@ func parallelBlocksShared(sh scanShare, workers, n int, fn func(w, b int)) {
 			run(w)
 		}()
 	}
+	run(0)
 	wg.Wait()
 }
 

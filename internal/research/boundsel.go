@@ -50,48 +50,53 @@ func (f *sharedFloor) raise(v float32) {
 // before it; when it holds 2n, a selection keeps the n best and raises
 // the floor to the n-th (a linear quickselect in place of a heap push
 // per row: most admitted rows are in the first blocks, while the floor
-// climbs).
+// climbs). cands is capped the same way at pool rows by upper bound:
+// where scores are packed closer than the bound (synthetic text, a
+// coarse embedder), the rows the bound cannot rule out would be most of
+// the corpus, so the pool keeps the best upper bounds and poolFloor
+// records the highest upper bound it let go.
 type boundSelect struct {
-	n      int
-	own    float32 // n-th best lower bound of this worker's rows
-	shared *sharedFloor
-	lower  []float32
-	cands  []boundCand
+	n, pool   int
+	own       float32 // n-th best lower bound of this worker's rows
+	poolFloor float32 // no row left out of cands has a higher upper bound
+	shared    *sharedFloor
+	lower     []float32
+	cands     []boundCand
 }
 
-func newBoundSelect(n int, shared *sharedFloor) *boundSelect {
-	return &boundSelect{n: n, own: float32(math.Inf(-1)), shared: shared,
-		lower: make([]float32, 0, 2*n), cands: make([]boundCand, 0, 8*n+1024)}
+func newBoundSelect(n, pool int, shared *sharedFloor) *boundSelect {
+	inf := float32(math.Inf(-1))
+	return &boundSelect{n: n, pool: pool, own: inf, poolFloor: inf, shared: shared,
+		lower: make([]float32, 0, 2*n), cands: make([]boundCand, 0, 2*pool)}
 }
 
-// floor is the highest floor known to this worker.
-func (b *boundSelect) floor() float32 { return max(b.own, b.shared.get()) }
+// threshold is the upper bound a row needs to be kept: the highest floor
+// known to this worker, or the pool's.
+func (b *boundSelect) threshold() float32 { return max(b.own, b.shared.get(), b.poolFloor) }
 
 // block takes a block's dot products. The bounds are float32: their
 // rounding (~2⁻²⁴ of |score|) is far inside the bound's 0.1% margin.
 // Most rows are dropped on an integer compare: with the block's largest
-// scale, a dot product below dmin cannot reach the floor.
+// scale, a dot product below dmin cannot reach the threshold.
 func (b *boundSelect) block(base int, scores []int32, scales []float32, maxScale, qs, errPerScale float32) {
-	floor := b.floor()
-	dmin := minDot(floor, maxScale, qs, errPerScale)
+	thr := b.threshold()
+	dmin := minDot(thr, maxScale, qs, errPerScale)
 	for r, d := range scores {
 		if d < dmin {
 			continue // the common case: one compare
 		}
 		sc, e := float32(d)*scales[r]*qs, errPerScale*scales[r]
-		if sc+e < floor {
+		if sc+e < thr {
 			continue
 		}
 		b.cands = append(b.cands, boundCand{row: uint32(base + r), ub: sc + e})
 		b.lower = append(b.lower, sc-e)
-		if len(b.lower) == 2*b.n {
+		if len(b.lower) == 2*b.n || len(b.cands) == 2*b.pool {
 			b.selectLower()
-			floor = b.floor()
-			dmin = minDot(floor, maxScale, qs, errPerScale)
+			b.selectPool()
+			thr = b.threshold()
+			dmin = minDot(thr, maxScale, qs, errPerScale)
 		}
-	}
-	if len(b.cands) >= 8*b.n+1024 {
-		b.cands = keepAbove(b.cands, floor)
 	}
 }
 
@@ -104,6 +109,27 @@ func (b *boundSelect) selectLower() {
 	b.lower = topValues(b.lower, b.n)
 	b.own = slices.Min(b.lower)
 	b.shared.raise(b.own)
+}
+
+// selectPool drops the candidates below the floor, then keeps the pool
+// best upper bounds.
+func (b *boundSelect) selectPool() {
+	b.cands = keepAbove(b.cands, max(b.own, b.shared.get()))
+	if len(b.cands) > b.pool {
+		b.poolFloor = max(b.poolFloor, capPool(&b.cands, b.pool))
+	}
+}
+
+// capPool keeps the pool best upper bounds of *c and returns the highest
+// upper bound it dropped.
+func capPool(c *[]boundCand, pool int) float32 {
+	kept := selectTop(*c, pool, func(x boundCand) float32 { return x.ub })
+	dropped := float32(math.Inf(-1))
+	for _, x := range (*c)[pool:] {
+		dropped = max(dropped, x.ub)
+	}
+	*c = kept
+	return dropped
 }
 
 // minDot is the smallest dot product whose upper bound can reach floor
@@ -199,11 +225,15 @@ func keepAbove(c []boundCand, floor float32) []boundCand {
 }
 
 // mergeBounds joins the workers' selections: the rows whose upper bound
-// reaches the n-th best lower bound of all rows, in no order.
-func mergeBounds(sel []*boundSelect, n int) []boundCand {
+// reaches the n-th best lower bound of all rows, at most pool of them (in
+// no order), and the highest upper bound of a row left out for the pool
+// (-Inf when none was).
+func mergeBounds(sel []*boundSelect, n, pool int) ([]boundCand, float32) {
 	var lower []float32
+	poolFloor := float32(math.Inf(-1))
 	for _, b := range sel {
 		lower = append(lower, b.lower...)
+		poolFloor = max(poolFloor, b.poolFloor)
 	}
 	floor := float32(math.Inf(-1))
 	if len(lower) >= n {
@@ -213,5 +243,8 @@ func mergeBounds(sel []*boundSelect, n int) []boundCand {
 	for _, b := range sel {
 		out = append(out, keepAbove(b.cands, floor)...)
 	}
-	return out
+	if len(out) > pool {
+		poolFloor = max(poolFloor, capPool(&out, pool))
+	}
+	return out, poolFloor
 }

@@ -291,8 +291,9 @@ func benchmarkQueries(b *testing.B, n int) {
 		vsFloor(b, chunked(flat, scanBlockRows*512), func(i int) { FlatTopK(ids, flat, 512, qv[i%len(qv)], 100) })
 	})
 	b.Run("snapshot-int8", func(b *testing.B) {
-		// What a query scans (int8 codes, then float32 rescoring) against
-		// the two-thread read of the coded blocks.
+		// What a query scans (int8 codes, then float32 rescoring of the
+		// rows the bound cannot rule out) against the two-thread read of
+		// the coded blocks.
 		vsFloor(b, codedParts(snap), func(i int) {
 			if _, err := snap.topK(scanShare{}, qv[i%len(qv)], 100); err != nil {
 				b.Fatal(err)

@@ -243,11 +243,12 @@ func vsFloor(b *testing.B, parts [][]float32, scan func(i int)) {
 		scans = append(scans, float64(d.Microseconds())/1000)
 		floors = append(floors, float64(f.Microseconds())/1000)
 	}
-	med := func(x []float64) float64 { sort.Float64s(x); return x[len(x)/2] }
-	b.ReportMetric(med(scans), "ms/query")
-	b.ReportMetric(med(floors), "floor-ms")
-	b.ReportMetric(med(ratios), "x-floor")
+	b.ReportMetric(median(scans), "ms/query")
+	b.ReportMetric(median(floors), "floor-ms")
+	b.ReportMetric(median(ratios), "x-floor")
 }
+
+func median(x []float64) float64 { sort.Float64s(x); return x[len(x)/2] }
 
 func benchmarkQueries(b *testing.B, n int) {
 	ix := benchIndex(b, n)
@@ -291,13 +292,37 @@ func benchmarkQueries(b *testing.B, n int) {
 		vsFloor(b, chunked(flat, scanBlockRows*512), func(i int) { FlatTopK(ids, flat, 512, qv[i%len(qv)], 100) })
 	})
 	b.Run("snapshot-int8", func(b *testing.B) {
-		// What a query scans (int8 codes, then float32 rescoring) against
-		// the two-thread read of the coded blocks.
-		vsFloor(b, codedParts(snap), func(i int) {
-			if _, err := snap.topK(scanShare{}, qv[i%len(qv)], 100); err != nil {
+		// What a query scans (int8 codes, then float32 rescoring of the
+		// rows the bound cannot rule out) against the two-thread read of
+		// the coded blocks (x-floor), and against that read plus a read
+		// of as many scattered float32 rows as the query rescored
+		// (x-floor-rows): the bytes an exact scan cannot skip.
+		parts := codedParts(snap)
+		r := rand.New(rand.NewSource(1))
+		var ratios, withRows, scans, floors []float64
+		for i := 0; i < b.N; i++ {
+			f := readFloor(parts)
+			t0 := time.Now()
+			_, st, err := snap.topKStats(scanShare{}, qv[i%len(qv)], 100)
+			d := time.Since(t0)
+			if err != nil {
 				b.Fatal(err)
 			}
-		})
+			rows := make([][]float32, st.rescored)
+			for j := range rows {
+				at := r.Intn(snap.l.count) * snap.l.dim * 4
+				rows[j] = unsafe.Slice((*float32)(unsafe.Pointer(&snap.rowsMap[at])), snap.l.dim)
+			}
+			fr := readFloor(rows)
+			ratios = append(ratios, float64(d)/float64(f))
+			withRows = append(withRows, float64(d)/float64(f+fr))
+			scans = append(scans, float64(d.Microseconds())/1000)
+			floors = append(floors, float64(f.Microseconds())/1000)
+		}
+		b.ReportMetric(median(scans), "ms/query")
+		b.ReportMetric(median(floors), "floor-ms")
+		b.ReportMetric(median(ratios), "x-floor")
+		b.ReportMetric(median(withRows), "x-floor-rows")
 	})
 	b.Run("chromem", func(b *testing.B) {
 		// Collection build is included: that is the cost per CLI query.

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"os"
 	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
 // mapFile maps a file read-only; the bytes stay valid until unmapFile.
@@ -16,6 +18,21 @@ func mapFile(f *os.File, size int64) ([]byte, error) {
 		return nil, nil
 	}
 	return syscall.Mmap(int(f.Fd()), 0, int(size), syscall.PROT_READ, syscall.MAP_SHARED)
+}
+
+// mapRows maps the float32 rows file for reads of scattered rows:
+// without read-ahead, so a query maps the pages it rescores, not the
+// page-cache folios around them.
+func mapRows(f *os.File, size int64) ([]byte, error) {
+	b, err := mapFile(f, size)
+	if err != nil || b == nil {
+		return b, err
+	}
+	if err := unix.Madvise(b, unix.MADV_RANDOM); err != nil {
+		unmapFile(b)
+		return nil, err
+	}
+	return b, nil
 }
 
 func unmapFile(b []byte) {

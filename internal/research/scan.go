@@ -3,16 +3,10 @@ package research
 import (
 	"cmp"
 	"context"
-	"encoding/binary"
-	"hash/crc32"
-	"math"
-	"os"
 	"runtime"
 	"slices"
 	"sync"
 	"sync/atomic"
-	"time"
-	"unsafe"
 )
 
 // scanBlockRows is the unit of work of the parallel float32 scan: small
@@ -93,7 +87,9 @@ func parallelBlocksShared(sh scanShare, workers, n int, fn func(w, b int)) {
 			fn(w, b)
 		}
 	}
-	for w := 0; w < workers; w++ {
+	// Worker 0 is the calling goroutine: it starts at once, while the
+	// others wait to be scheduled.
+	for w := 1; w < workers; w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -107,6 +103,7 @@ func parallelBlocksShared(sh scanShare, workers, n int, fn func(w, b int)) {
 			run(w)
 		}()
 	}
+	run(0)
 	wg.Wait()
 }
 
@@ -206,146 +203,4 @@ func FlatTopK(ids []int64, flat []float32, dim int, qv []float32, n int) []Score
 		}
 	})
 	return mergeTop(parts, n)
-}
-
-// snapSet is an open snapshot (see snapshot.go): the mapped blocks and
-// the float32 rows file.
-type snapSet struct {
-	data []byte
-	rows *os.File
-	l    snapLayout
-	// checked[b] is 1 once block b's CRC matched in this process (or all
-	// are, from the .ok file: see snapverified.go).
-	checked []uint32
-	// stamp of the mapped blocks file, written to okPath once every block
-	// is checked; marked when it is (or was found) there.
-	stamp, okPath string
-	mtime         time.Time
-	marked        atomic.Bool
-}
-
-// rescoreFactor is how many int8 candidates per wanted result are
-// rescored in float32. Quantization moves scores by ~1e-3 on unit
-// vectors; 4× the pool keeps every exact top-n result in the measured
-// corpora (see TestSnapshotRecall).
-const rescoreFactor = 4
-
-// topK scores every row's int8 code against the query, then rescores the
-// best rescoreFactor·n candidates with their float32 rows. It fails with
-// errSnapshotDamaged when a checksum does not match.
-func (s *snapSet) topK(sh scanShare, qv []float32, n int) ([]Scored, error) {
-	dim := s.l.dim
-	q16, qScale := quantizeQuery(qv)
-	cand := n * rescoreFactor
-	workers := scanWorkers(s.l.count, s.l.blocks)
-	parts := make([]*topList, workers)
-	for w := range parts {
-		parts[w] = newTopList(cand)
-	}
-	var damaged atomic.Bool
-	parallelBlocksShared(sh, workers, s.l.blocks, func(w, b int) {
-		if damaged.Load() {
-			return
-		}
-		off := s.l.blockOff(b)
-		blk := s.data[off : off+int64(s.l.blockSize)]
-		rows := int(binary.LittleEndian.Uint32(blk))
-		if rows > snapBlockRows {
-			damaged.Store(true)
-			return
-		}
-		// The block's CRC is computed in the pass that scores it, a few
-		// KB ahead of the dot products, so the bytes are read from memory
-		// once and checked from L1: verifying costs CRC compute (~20 GB/s
-		// per core), not a second trip through memory.
-		verify := atomic.LoadUint32(&s.checked[b]) == 0
-		var crc uint32
-		if verify {
-			crc = crc32.Update(crc32.Checksum(blk[:4], castagnoli), castagnoli, blk[snapBlockHead:snapCodesOff])
-		}
-		scales := unsafe.Slice((*float32)(unsafe.Pointer(&blk[snapScalesOff])), rows)
-		codes := unsafe.Slice((*int8)(unsafe.Pointer(&blk[snapCodesOff])), rows*dim)
-		top := parts[w]
-		base := int64(b * snapBlockRows)
-		group := max(1, 4096/dim)
-		for r0 := 0; r0 < rows; r0 += group {
-			r1 := min(rows, r0+group)
-			if verify {
-				crc = crc32.Update(crc, castagnoli, blk[snapCodesOff+r0*dim:snapCodesOff+r1*dim])
-			}
-			for r := r0; r < r1; r++ {
-				// The key is the global row; ids are read for candidates only.
-				sc := float64(float32(dotI8(codes[r*dim:(r+1)*dim], q16)) * scales[r] * qScale)
-				if len(top.s) == top.n && sc < top.s[0].Score {
-					continue // the common case, without a call
-				}
-				top.add(base+int64(r), sc)
-			}
-		}
-		if verify {
-			if crc32.Update(crc, castagnoli, blk[snapCodesOff+rows*dim:]) != binary.LittleEndian.Uint32(blk[4:]) {
-				damaged.Store(true)
-				return
-			}
-			atomic.StoreUint32(&s.checked[b], 1)
-		}
-	})
-	if damaged.Load() {
-		return nil, errSnapshotDamaged
-	}
-	s.markVerified()
-	cands := mergeTop(parts, cand)
-	// Rescoring reads candidate rows scattered over the rows file, so it
-	// is bound by latency: split over the workers too.
-	out := make([]Scored, len(cands))
-	const perPart = 64
-	parallelBlocks(min(workers, (len(cands)+perPart-1)/perPart), (len(cands)+perPart-1)/perPart, func(_, p int) {
-		raw := make([]byte, dim*4)
-		vec := unsafe.Slice((*float32)(unsafe.Pointer(&raw[0])), dim)
-		for i := p * perPart; i < min(len(cands), (p+1)*perPart); i++ {
-			row := int(cands[i].ID)
-			b, r := row/snapBlockRows, row%snapBlockRows
-			blk := s.data[s.l.blockOff(b):]
-			_, err := s.rows.ReadAt(raw, int64(row)*int64(dim)*4)
-			if err != nil || crc32.Checksum(raw, castagnoli) != binary.LittleEndian.Uint32(blk[snapRowCRCOff+4*r:]) {
-				damaged.Store(true)
-				return
-			}
-			out[i] = Scored{ID: int64(binary.LittleEndian.Uint64(blk[snapIDsOff+8*r:])), Score: float64(dot(vec, qv))}
-		}
-	})
-	if damaged.Load() {
-		return nil, errSnapshotDamaged
-	}
-	sortScored(out)
-	if len(out) > n {
-		out = out[:n]
-	}
-	return out, nil
-}
-
-// quantizeQuery widens the query to int16 at the largest scale whose dot
-// product with int8 codes cannot overflow int32, and returns the factor
-// back to float.
-func quantizeQuery(qv []float32) ([]int16, float32) {
-	maxAbs := float32(0)
-	for _, x := range qv {
-		maxAbs = max(maxAbs, abs32(x))
-	}
-	q := make([]int16, len(qv))
-	if maxAbs == 0 {
-		return q, 0
-	}
-	limit := min(32767, float64(math.MaxInt32)/(127*float64(max(1, len(qv)))))
-	scale := float32(limit) / maxAbs
-	for i, x := range qv {
-		q[i] = int16(math.Round(float64(x * scale)))
-	}
-	return q, 1 / scale
-}
-
-// close releases the mapping and the rows file.
-func (s *snapSet) close() {
-	unmapFile(s.data)
-	s.rows.Close()
 }

@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/askygo/asky/internal/store"
@@ -32,9 +33,10 @@ import (
 //
 // The scan reads only the blocks (a quarter of the float32 bytes): each
 // row is an int8 code with a per-row scale, scored against the query, and
-// the best candidates are rescored with their float32 rows, read with
-// pread (mapping them would map whole page-cache folios around each row),
-// so the final order is exact. A block's CRC is checked the first time a
+// the best candidates are rescored with their float32 rows (mapped
+// without read-ahead, so only the rescored pages are mapped) until a
+// bound on the quantization error proves the top n: the final order is
+// exactly the float32 scan's. A block's CRC is checked the first time a
 // process scans it, in the same pass; a float32 row's CRC when it is
 // rescored. A flipped byte anywhere a result comes from is therefore
 // caught, and the files are rebuilt. Both files only grow at their end,
@@ -127,7 +129,12 @@ func (ix *Index) openSnapshot(gen int64, count int) (*snapSet, bool) {
 		rows.Close()
 		return nil, false
 	}
-	s := &snapSet{data: data, rows: rows, l: l, checked: make([]uint32, l.blocks)}
+	rowsMap, err := mapRows(rows, l.rowsSize())
+	if err != nil {
+		rowsMap = nil // rescoring reads rows with pread
+	}
+	s := &snapSet{data: data, rows: rows, rowsMap: rowsMap, l: l,
+		checked: make([]uint32, l.blocks), blockMax: make([]uint32, l.blocks), rowChecked: make([]atomic.Uint64, (l.count+63)/64)}
 	s.trustVerified(f, ix.verifiedPath())
 	return s, true
 }
@@ -220,20 +227,8 @@ func (w *snapWriter) add(id int64, vec []byte) error {
 	}
 	binary.LittleEndian.PutUint64(w.blk[snapIDsOff+8*r:], uint64(id))
 	binary.LittleEndian.PutUint32(w.blk[snapRowCRCOff+4*r:], crc32.Checksum(vec, castagnoli))
-	maxAbs := float32(0)
-	for i := 0; i < dim; i++ {
-		maxAbs = max(maxAbs, abs32(math.Float32frombits(binary.LittleEndian.Uint32(vec[4*i:]))))
-	}
-	scale := maxAbs / 127
+	scale := codeRow(w.blk[snapCodesOff+dim*r:snapCodesOff+dim*(r+1)], vec)
 	binary.LittleEndian.PutUint32(w.blk[snapScalesOff+4*r:], math.Float32bits(scale))
-	codes := w.blk[snapCodesOff+dim*r : snapCodesOff+dim*(r+1)]
-	for i := range codes {
-		var c int8
-		if scale > 0 {
-			c = int8(max(-127, min(127, math.Round(float64(math.Float32frombits(binary.LittleEndian.Uint32(vec[4*i:]))/scale)))))
-		}
-		codes[i] = byte(c)
-	}
 	w.f32 = append(w.f32, vec...)
 	w.inBlk++
 	if w.inBlk == snapBlockRows {
@@ -263,6 +258,26 @@ func (w *snapWriter) flush() error {
 		clear(w.blk)
 	}
 	return nil
+}
+
+// codeRow writes the int8 codes of a little-endian float32 row: each
+// element rounded to the nearest multiple of the returned scale,
+// max|x|/127, so no element is off by more than half of it (the bound
+// newI8Query relies on).
+func codeRow(codes, vec []byte) float32 {
+	maxAbs := float32(0)
+	for i := range codes {
+		maxAbs = max(maxAbs, abs32(math.Float32frombits(binary.LittleEndian.Uint32(vec[4*i:]))))
+	}
+	scale := maxAbs / 127
+	for i := range codes {
+		var c int8
+		if scale > 0 {
+			c = int8(max(-127, min(127, math.Round(float64(math.Float32frombits(binary.LittleEndian.Uint32(vec[4*i:]))/scale)))))
+		}
+		codes[i] = byte(c)
+	}
+	return scale
 }
 
 func abs32(x float32) float32 { return math.Float32frombits(math.Float32bits(x) &^ (1 << 31)) }

@@ -15,7 +15,7 @@ import (
 // a later process that finds the same stamp skips the block checks. Any
 // write to the file (an append, a rebuild, a stray byte) changes the
 // stamp, and the blocks are checked again. The float32 rows behind every
-// result are still checked by every query.
+// result are still checked, each the first time a process rescores it.
 
 // verifiedMinAge is how old the blocks file must be before it is marked:
 // file times tick at a few milliseconds, so a change within the same tick

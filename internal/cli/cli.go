@@ -50,9 +50,15 @@ func Run(args []string, f *cmdutil.Factory) int {
 	root.SetIn(f.IO.In)
 	root.SetOut(f.IO.Out)
 	root.SetErr(f.IO.ErrOut)
-	err := root.ExecuteContext(ctx)
+	cmd, err := root.ExecuteContextC(ctx)
 	if err == nil {
 		return cmdutil.ExitOK
+	}
+	var fe *cmdutil.FlagError
+	if errors.As(err, &fe) && fe.Hint == "" && cmd != nil {
+		// Every usage error gets a next step: a flag value a command
+		// refused names the help page listing the accepted values.
+		fe.Hint = "see `" + cmd.CommandPath() + " --help`"
 	}
 	if ctx.Err() != nil || errors.Is(err, context.Canceled) {
 		fmt.Fprintln(f.IO.ErrOut, "\ninterrupted")

@@ -294,3 +294,26 @@ func TestVersionFlagWithWordsIsRefused(t *testing.T) {
 		}
 	}
 }
+
+// A flag value a command refuses is a usage error with a hint naming the
+// command's help, like a flag cobra itself refuses.
+func TestRefusedFlagValueHasHint(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-t", "-1", "hi"}, "hint: see `asky --help`"},
+		{[]string{"--shortlist", "maybe", "hi"}, "hint: see `asky --help`"},
+		{[]string{"query", "--subject", "s", "hi"}, "hint: see `asky query --help`"},
+		{[]string{"job", "add", "x", "--every", "bogus"}, "hint: see `asky job add --help`"},
+		{[]string{"session", "list", "0"}, "hint: see `asky session list --help`"},
+	} {
+		f, _, _, errOut := testFactory(t, map[string]string{"OPENAI_API_KEY": "sk-test"})
+		if code := Run(tc.args, f); code != cmdutil.ExitUsage {
+			t.Errorf("%v: exit %d, want 2\n%s", tc.args, code, errOut)
+		}
+		if !strings.Contains(errOut.String(), tc.want) {
+			t.Errorf("%v: want %q in:\n%s", tc.args, tc.want, errOut)
+		}
+	}
+}

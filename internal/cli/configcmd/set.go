@@ -1,6 +1,7 @@
 package configcmd
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -68,6 +69,13 @@ func setRun(opts *SetOptions) error {
 		return keyErr(err)
 	}
 	written, err := config.Apply(opts.Getenv, config.Change{Key: opts.Key, Value: v})
+	var bad *config.ValueError
+	if errors.As(err, &bad) && bad.Key == opts.Key {
+		// The value given is wrong, not the file: say so, and that the
+		// file was left alone.
+		return cmdutil.UsageError("give another value; the current one: `asky config get "+opts.Key+"`",
+			"%s: %s; nothing written", opts.Key, bad.Message)
+	}
 	if err != nil {
 		return err
 	}

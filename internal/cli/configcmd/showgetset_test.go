@@ -191,6 +191,7 @@ func TestSetRefusals(t *testing.T) {
 		{"table", []string{"general", "x"}, 2, "is a table"},
 		{"bad api type", []string{"api.openai.type", "gemini"}, 2, `"openai" or "anthropic"`},
 		{"missing value", []string{"general.max_turns"}, 2, "needs 2 argument(s), got 1"},
+		{"value out of range", []string{"general.max_turns", "-5"}, 2, "general.max_turns: must not be negative, got -5; nothing written"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -7,6 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
 	"github.com/askygo/asky/internal/cli/cmdutil"
 	"github.com/askygo/asky/internal/iostreams"
 )
@@ -316,4 +319,23 @@ func TestRefusedFlagValueHasHint(t *testing.T) {
 			t.Errorf("%v: want %q in:\n%s", tc.args, tc.want, errOut)
 		}
 	}
+}
+
+// pflag shows a backquoted word of a flag's usage as its value name; on a
+// switch that reads as a value it does not take ("--no-deep asky corpus
+// embed"), so no switch's usage has backquotes.
+func TestSwitchUsageHasNoValueName(t *testing.T) {
+	f, _, _, _ := testFactory(t, nil)
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		c.LocalFlags().VisitAll(func(fl *pflag.Flag) {
+			if fl.Value.Type() == "bool" && strings.Contains(fl.Usage, "`") {
+				t.Errorf("%s --%s: usage %q names a value", c.CommandPath(), fl.Name, fl.Usage)
+			}
+		})
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+	}
+	walk(NewCmdRoot(f))
 }

@@ -128,7 +128,7 @@ func classify(err error) (int, string) {
 	case errors.As(err, &ua):
 		return cmdutil.ExitUsage, "pick one of the configured aliases, or add one with `asky config model add`"
 	case errors.As(err, &mk):
-		return cmdutil.ExitNoModel, "export the variable, or set api_key_env / api_key_cmd for [api." + mk.API + "]; check with `asky config doctor`"
+		return cmdutil.ExitNoModel, mk.Hint() + "; check with `asky config doctor`"
 	case errors.As(err, &pe):
 		return cmdutil.ExitError, "fix the file and run `asky config doctor`"
 	case errors.As(err, &emb):

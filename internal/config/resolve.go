@@ -64,6 +64,15 @@ func (e *MissingKeyError) Error() string {
 	return fmt.Sprintf("api %q: %s is not set", e.API, e.Source)
 }
 
+// Hint tells the user what to do next: a failing api_key_cmd is fixed in
+// the command, a missing variable by exporting it.
+func (e *MissingKeyError) Hint() string {
+	if e.Source == "api_key_cmd" {
+		return "run [api." + e.API + "] api_key_cmd in a shell to see why it fails, or use api_key_env instead"
+	}
+	return "export the variable, or set api_key_env / api_key_cmd in [api." + e.API + "]"
+}
+
 // Env abstracts the process environment and local probing so that model
 // resolution is testable.
 type Env struct {

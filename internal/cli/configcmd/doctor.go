@@ -196,7 +196,7 @@ func checkModel(ctx context.Context, rep *doctorReport, opts *DoctorOptions, cfg
 		var mk *config.MissingKeyError
 		hint := ""
 		if errors.As(err, &mk) {
-			hint = "export the variable, or set api_key_env / api_key_cmd in [api." + mk.API + "]"
+			hint = mk.Hint()
 		}
 		rep.add("api key", statusFail, hint, "%s", err)
 		rep.add("endpoint", statusSkip, "", "no API key")

@@ -125,6 +125,12 @@ func classify(err error) (int, string) {
 		return cmdutil.ExitUsage, cu.Hint()
 	case errors.Is(err, config.ErrNoModel):
 		return cmdutil.ExitNoModel, "configure a model with `asky config model add`, or export OPENAI_API_KEY / ANTHROPIC_API_KEY / OPENROUTER_API_KEY, or start Ollama"
+	case errors.As(err, &ua) && ua.From == "$ASKY_MODEL":
+		// The default names a model that is not configured: nothing
+		// was mistyped on this command line.
+		return cmdutil.ExitNoModel, "unset ASKY_MODEL or set it to a configured alias, or add " + ua.Alias + " with `asky config model add --alias " + ua.Alias + "`"
+	case errors.As(err, &ua) && ua.From != "":
+		return cmdutil.ExitNoModel, "set a configured alias with `asky config set general.default_model ALIAS`, or add " + ua.Alias + " with `asky config model add --alias " + ua.Alias + "`"
 	case errors.As(err, &ua):
 		return cmdutil.ExitUsage, "pick one of the configured aliases, or add one with `asky config model add`"
 	case errors.As(err, &mk):

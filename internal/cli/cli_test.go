@@ -214,6 +214,19 @@ id = "m2"
 	}
 }
 
+// A default (general.default_model, $ASKY_MODEL) naming an alias that is not
+// configured is "no model configured" (exit 3), not a usage error.
+func TestUnknownDefaultAliasExits3(t *testing.T) {
+	for _, env := range []map[string]string{{"ASKY_MODEL": "gone"}, nil} {
+		f, _, _, errOut := testFactory(t, env)
+		home := f.Getenv("ASKY_HOME")
+		os.WriteFile(filepath.Join(home, "config.toml"), []byte("[general]\ndefault_model = \"gone\"\n[api.local]\nbase_url = \"http://127.0.0.1:9/v1\"\n[models.fast]\napi = \"local\"\nid = \"m1\"\n"), 0o600)
+		if code := Run([]string{"hi"}, f); code != cmdutil.ExitNoModel {
+			t.Errorf("%v: exit %d, want 3\n%s", env, code, errOut)
+		}
+	}
+}
+
 func TestNoQuestionIsUsageError(t *testing.T) {
 	f, _, _, errOut := testFactory(t, nil)
 	if code := Run([]string{"-L"}, f); code != cmdutil.ExitUsage {

@@ -98,6 +98,20 @@ func TestDoctorFailures(t *testing.T) {
 	t.Cleanup(stall.Close)
 	broken := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusBadGateway) }))
 	t.Cleanup(broken.Close)
+	searx := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Query().Get("format") != "json" {
+			w.WriteHeader(http.StatusBadRequest)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.Write([]byte(`{"results":[{"url":"https://example.org/","title":"x","content":"y"}]}`))
+	}))
+	t.Cleanup(searx.Close)
+	searxNoJSON := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusForbidden) }))
+	t.Cleanup(searxNoJSON.Close)
+	searxng := func(url string) map[string]string {
+		return map[string]string{"config.toml": "[general]\nsearch_provider = \"searxng\"\nsearxng_url = \"" + url + "\"\n"}
+	}
 	noModels := httptest.NewServer(http.NotFoundHandler())
 	t.Cleanup(noModels.Close)
 
@@ -124,6 +138,10 @@ func TestDoctorFailures(t *testing.T) {
 		{"tavily without key", map[string]string{"config.toml": "[general]\nsearch_provider = \"tavily\"\n"}, nil, []string{"✗ search    tavily selected but TAVILY_API_KEY is not set"}, true},
 		{"tavily with key", map[string]string{"config.toml": "[general]\nsearch_provider = \"tavily\"\n" + modelConfig("openai", good.URL+"/v1", "m-small")}, []string{"TAVILY_API_KEY", "t", "P_KEY", "right"}, []string{"✓ search    tavily (https://api.tavily.com/search; key from env TAVILY_API_KEY)"}, false},
 		{"unknown provider", map[string]string{"config.toml": "[general]\nsearch_provider = \"bing\"\n"}, nil, []string{`✗ search    unknown general.search_provider "bing"`}, true},
+		{"searxng answers", searxng(searx.URL), nil, []string{"✓ search    searxng at " + searx.URL + " answered ("}, true},
+		{"searxng down", searxng(closedURL), nil, []string{"✗ search    searxng at " + closedURL + ": ", "connection refused", "hint: is SearXNG running there?"}, true},
+		{"searxng without JSON", searxng(searxNoJSON.URL), nil, []string{"✗ search    searxng at " + searxNoJSON.URL + ": HTTP 403: the JSON API is disabled"}, true},
+		{"searxng stalled", searxng(stall.URL), nil, []string{"✗ search    searxng at " + stall.URL + ": did not answer within 300ms"}, true},
 		{"not a database", map[string]string{"asky.db": "this is not sqlite, just text that is long enough to have a header........................................"}, nil, []string{"✗ database  ", "asky.db", "move it aside"}, true},
 	}
 	for _, tt := range tests {

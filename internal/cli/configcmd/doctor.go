@@ -17,8 +17,8 @@ import (
 
 	"github.com/askygo/asky/internal/cli/cmdutil"
 	"github.com/askygo/asky/internal/config"
-	"github.com/askygo/asky/internal/search"
 	"github.com/askygo/asky/internal/iostreams"
+	"github.com/askygo/asky/internal/search"
 	"github.com/askygo/asky/internal/store"
 )
 

@@ -114,6 +114,12 @@ func NewCmdQuery(f *cmdutil.Factory, runF func(context.Context, *Options) error)
 			if opts.Turns < 0 {
 				return cmdutil.FlagErrorf("--turns must be positive, got %d", opts.Turns)
 			}
+			if opts.Lean && opts.ResearchSet {
+				// Lean runs no tools and no preloading: research would
+				// be silently skipped.
+				return cmdutil.UsageError("drop -L to research, or drop -r to ask without research",
+					"-L (lean) does no research; it cannot be combined with -r")
+			}
 			switch opts.Shortlist {
 			case "", "on", "off", "reset":
 			default:

@@ -352,3 +352,21 @@ func TestSwitchUsageHasNoValueName(t *testing.T) {
 	}
 	walk(NewCmdRoot(f))
 }
+
+// Every command's --help shows examples (the help command is cobra's).
+func TestEveryCommandHasExamples(t *testing.T) {
+	f, _, _, _ := testFactory(t, nil)
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		if c.Hidden || c.Name() == "help" {
+			return
+		}
+		if strings.TrimSpace(c.Example) == "" {
+			t.Errorf("%s has no examples", c.CommandPath())
+		}
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+	}
+	walk(NewCmdRoot(f))
+}

@@ -15,10 +15,11 @@ import (
 // newCmdVersion is `asky version`, the same line as `--version` / `-V`.
 func newCmdVersion() *cobra.Command {
 	return &cobra.Command{
-		Use:   "version",
-		Short: "Show asky's version",
-		Args:  cobra.ArbitraryArgs,
-		RunE:  printVersion,
+		Use:     "version",
+		Short:   "Show asky's version",
+		Example: "$ asky version\n$ asky -V\n",
+		Args:    cobra.ArbitraryArgs,
+		RunE:    printVersion,
 	}
 }
 

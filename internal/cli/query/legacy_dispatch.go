@@ -192,14 +192,12 @@ func listPresets(opts *Options, cfg *config.Config) {
 	}
 }
 
-// listPrompts prints prompt aliases starting with prefix.
-func listPrompts(opts *Options, cfg *config.Config, prefix string) {
+// listPrompts prints prompt aliases starting with prefix and returns how
+// many it printed.
+func listPrompts(opts *Options, cfg *config.Config, prefix string) int {
 	keys := userprompt.Matching(cfg.UserPrompts, prefix)
-	if len(keys) == 0 {
-		fmt.Fprintf(opts.IO.ErrOut, "no prompt starts with /%s; see `asky prompts list`\n", prefix)
-		return
-	}
 	for _, k := range keys {
 		fmt.Fprintf(opts.IO.Out, "/%-16s %s\n", k, render.Clip(cfg.UserPrompts[k], 70))
 	}
+	return len(keys)
 }

@@ -319,6 +319,7 @@ func TestRefusedFlagValueHasHint(t *testing.T) {
 		want string
 	}{
 		{[]string{"-t", "-1", "hi"}, "hint: see `asky --help`"},
+		{[]string{"-t", "0", "hi"}, "--turns must be positive, got 0"},
 		{[]string{"--shortlist", "maybe", "hi"}, "hint: see `asky --help`"},
 		{[]string{"query", "--subject", "s", "hi"}, "hint: see `asky query --help`"},
 		{[]string{"job", "add", "x", "--every", "bogus"}, "hint: see `asky job add --help`"},

@@ -111,7 +111,7 @@ func NewCmdQuery(f *cmdutil.Factory, runF func(context.Context, *Options) error)
 			opts.ResearchSet = c.Flags().Changed("research")
 			opts.Research = strings.TrimSpace(opts.Research)
 			opts.ToolOff = tools.ParseToolList(opts.ToolOff)
-			if opts.Turns < 0 {
+			if opts.Turns < 0 || opts.Turns == 0 && c.Flags().Changed("turns") {
 				return cmdutil.FlagErrorf("--turns must be positive, got %d", opts.Turns)
 			}
 			if opts.Lean && opts.ResearchSet {

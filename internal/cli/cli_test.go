@@ -371,3 +371,26 @@ func TestEveryCommandHasExamples(t *testing.T) {
 	}
 	walk(NewCmdRoot(f))
 }
+
+// The original's flags that became grouped verbs are refused with the
+// command to use instead; its hidden --from-message still works.
+func TestMovedFlagsNameTheirCommand(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--prompts"}, "hint: the original asky's --prompts is `asky prompts list` here"},
+		{[]string{"-p"}, "hint: the original asky's -p is `asky prompts list` here"},
+		{[]string{"--query-corpus=pager"}, "`asky corpus query TEXT`"},
+		{[]string{"--add-model"}, "`asky config model add`"},
+		{[]string{"--bogus"}, "hint: see `asky --help`"},
+	} {
+		f, _, _, errOut := testFactory(t, nil)
+		if code := Run(tc.args, f); code != cmdutil.ExitUsage || !strings.Contains(errOut.String(), tc.want) {
+			t.Errorf("%v: exit %d, want %q in:\n%s", tc.args, code, tc.want, errOut)
+		}
+	}
+	if got := TranslateLegacyArgs([]string{"--from-message", "4"}); got[0] != "--session-from-message" {
+		t.Errorf("--from-message: %v", got)
+	}
+}

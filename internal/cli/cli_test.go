@@ -320,6 +320,8 @@ func TestRefusedFlagValueHasHint(t *testing.T) {
 	}{
 		{[]string{"-t", "-1", "hi"}, "hint: see `asky --help`"},
 		{[]string{"-t", "0", "hi"}, "--turns must be positive, got 0"},
+		{[]string{"-ss", "", "hi"}, "--sticky-session needs a value, got an empty one"},
+		{[]string{"query", "-m", " ", "hi"}, "--model needs a value, got an empty one"},
 		{[]string{"--shortlist", "maybe", "hi"}, "hint: see `asky --help`"},
 		{[]string{"query", "--subject", "s", "hi"}, "hint: see `asky query --help`"},
 		{[]string{"job", "add", "x", "--every", "bogus"}, "hint: see `asky job add --help`"},

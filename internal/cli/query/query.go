@@ -78,6 +78,19 @@ type Options struct {
 	PushData       string // --push-data ENDPOINT[?k=v]
 }
 
+// emptyValues refuses a text flag given an empty value (`-ss "$NAME"` with
+// NAME unset): the flag would otherwise be silently left out. Flags whose
+// value is optional (-c, -r, -o, …) are not checked.
+func emptyValues(fs *pflag.FlagSet) error {
+	var err error
+	fs.Visit(func(f *pflag.Flag) {
+		if err == nil && f.Value.Type() == "string" && f.NoOptDefVal == "" && strings.TrimSpace(f.Value.String()) == "" {
+			err = cmdutil.FlagErrorf("--%s needs a value, got an empty one", f.Name)
+		}
+	})
+	return err
+}
+
 // NewCmdQuery builds the query command; runF replaces the run function in
 // tests.
 func NewCmdQuery(f *cmdutil.Factory, runF func(context.Context, *Options) error) *cobra.Command {
@@ -105,6 +118,9 @@ func NewCmdQuery(f *cmdutil.Factory, runF func(context.Context, *Options) error)
 		`),
 		Args: cobra.ArbitraryArgs,
 		RunE: func(c *cobra.Command, args []string) error {
+			if err := emptyValues(c.Flags()); err != nil {
+				return err
+			}
 			opts.Words = args
 			opts.Help = c.Help
 			opts.FlagsGiven = c.Flags().NFlag()

@@ -91,6 +91,20 @@ func emptyValues(fs *pflag.FlagSet) error {
 	return err
 }
 
+// exclusive refuses more than one of the named flags.
+func exclusive(fs *pflag.FlagSet, names ...string) error {
+	var given []string
+	for _, n := range names {
+		if fs.Changed(n) {
+			given = append(given, "--"+n)
+		}
+	}
+	if len(given) > 1 {
+		return cmdutil.FlagErrorf("%s cannot be combined; give one of them", strings.Join(given, " and "))
+	}
+	return nil
+}
+
 // NewCmdQuery builds the query command; runF replaces the run function in
 // tests.
 func NewCmdQuery(f *cmdutil.Factory, runF func(context.Context, *Options) error) *cobra.Command {
@@ -119,6 +133,14 @@ func NewCmdQuery(f *cmdutil.Factory, runF func(context.Context, *Options) error)
 		Args: cobra.ArbitraryArgs,
 		RunE: func(c *cobra.Command, args []string) error {
 			if err := emptyValues(c.Flags()); err != nil {
+				return err
+			}
+			// One of each kind wins silently otherwise: the session a
+			// question goes to, and what a listing flag prints.
+			if err := exclusive(c.Flags(), "sticky-session", "resume-session", "session", "reply", "session-from-message"); err != nil {
+				return err
+			}
+			if err := exclusive(c.Flags(), "history", "print-answer", "session-history", "print-session"); err != nil {
 				return err
 			}
 			opts.Words = args

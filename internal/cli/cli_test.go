@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -398,5 +399,15 @@ func TestMovedFlagsNameTheirCommand(t *testing.T) {
 	}
 	if got := TranslateLegacyArgs([]string{"--from-message", "4"}); got[0] != "--session-from-message" {
 		t.Errorf("--from-message: %v", got)
+	}
+}
+
+func TestVersionJSON(t *testing.T) {
+	for _, args := range [][]string{{"version", "--json"}, {"-V", "--json"}} {
+		f, _, out, errOut := testFactory(t, nil)
+		var got map[string]string
+		if code := Run(args, f); code != 0 || json.Unmarshal(out.Bytes(), &got) != nil || got["version"] == "" || got["os"] == "" {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q", args, code, out, errOut)
+		}
 	}
 }

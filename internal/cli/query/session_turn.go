@@ -138,7 +138,7 @@ func (sx *sessionTurn) chooseSession(ctx context.Context) error {
 			return err
 		}
 		sx.sess = s
-		sx.notice(fmt.Sprintf("This shell now continues session %s (%d turns).", sess.Label(s), s.Turns))
+		sx.notice(fmt.Sprintf("This shell now continues session %s (%s).", sess.Label(s), sess.Turns(s.Turns)))
 		return nil
 	case opts.NewSession:
 		if question == "" {

@@ -137,7 +137,7 @@ func TestDoctorFailures(t *testing.T) {
 		{"unknown key warns", map[string]string{"config.toml": "[general]\nmax_turn = 3\n" + modelConfig("openai", good.URL+"/v1", "m-small")}, []string{"P_KEY", "right"}, []string{`! config    `, `general.max_turn: unknown key (ignored; did you mean "general.max_turns"?)`, "✓ endpoint"}, false},
 		{"tavily without key", map[string]string{"config.toml": "[general]\nsearch_provider = \"tavily\"\n"}, nil, []string{"✗ search    tavily selected but TAVILY_API_KEY is not set"}, true},
 		{"tavily with key", map[string]string{"config.toml": "[general]\nsearch_provider = \"tavily\"\n" + modelConfig("openai", good.URL+"/v1", "m-small")}, []string{"TAVILY_API_KEY", "t", "P_KEY", "right"}, []string{"✓ search    tavily (https://api.tavily.com/search; key from env TAVILY_API_KEY)"}, false},
-		{"unknown provider", map[string]string{"config.toml": "[general]\nsearch_provider = \"bing\"\n"}, nil, []string{`✗ search    unknown general.search_provider "bing"`}, true},
+		{"unknown provider", map[string]string{"config.toml": "[general]\nsearch_provider = \"bing\"\n"}, nil, []string{`✗ config    `, `general.search_provider: "bing" is not one of duckduckgo`}, true},
 		{"searxng answers", searxng(searx.URL), nil, []string{"✓ search    searxng at " + searx.URL + " answered ("}, true},
 		{"searxng down", searxng(closedURL), nil, []string{"✗ search    searxng at " + closedURL + ": ", "connection refused", "hint: is SearXNG running there?"}, true},
 		{"searxng without JSON", searxng(searxNoJSON.URL), nil, []string{"✗ search    searxng at " + searxNoJSON.URL + ": HTTP 403: the JSON API is disabled"}, true},

@@ -50,9 +50,15 @@ func Run(args []string, f *cmdutil.Factory) int {
 	root.SetIn(f.IO.In)
 	root.SetOut(f.IO.Out)
 	root.SetErr(f.IO.ErrOut)
-	err := root.ExecuteContext(ctx)
+	cmd, err := root.ExecuteContextC(ctx)
 	if err == nil {
 		return cmdutil.ExitOK
+	}
+	var fe *cmdutil.FlagError
+	if errors.As(err, &fe) && fe.Hint == "" && cmd != nil {
+		// Every usage error gets a next step: a flag value a command
+		// refused names the help page listing the accepted values.
+		fe.Hint = "see `" + cmd.CommandPath() + " --help`"
 	}
 	if ctx.Err() != nil || errors.Is(err, context.Canceled) {
 		fmt.Fprintln(f.IO.ErrOut, "\ninterrupted")
@@ -119,10 +125,16 @@ func classify(err error) (int, string) {
 		return cmdutil.ExitUsage, cu.Hint()
 	case errors.Is(err, config.ErrNoModel):
 		return cmdutil.ExitNoModel, "configure a model with `asky config model add`, or export OPENAI_API_KEY / ANTHROPIC_API_KEY / OPENROUTER_API_KEY, or start Ollama"
+	case errors.As(err, &ua) && ua.From == "$ASKY_MODEL":
+		// The default names a model that is not configured: nothing
+		// was mistyped on this command line.
+		return cmdutil.ExitNoModel, "unset ASKY_MODEL or set it to a configured alias, or add " + ua.Alias + " with `asky config model add --alias " + ua.Alias + "`"
+	case errors.As(err, &ua) && ua.From != "":
+		return cmdutil.ExitNoModel, "set a configured alias with `asky config set general.default_model ALIAS`, or add " + ua.Alias + " with `asky config model add --alias " + ua.Alias + "`"
 	case errors.As(err, &ua):
 		return cmdutil.ExitUsage, "pick one of the configured aliases, or add one with `asky config model add`"
 	case errors.As(err, &mk):
-		return cmdutil.ExitNoModel, "export the variable, or set api_key_env / api_key_cmd for [api." + mk.API + "]; check with `asky config doctor`"
+		return cmdutil.ExitNoModel, mk.Hint() + "; check with `asky config doctor`"
 	case errors.As(err, &pe):
 		return cmdutil.ExitError, "fix the file and run `asky config doctor`"
 	case errors.As(err, &emb):

@@ -2,10 +2,14 @@ package cli
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/askygo/asky/internal/cli/cmdutil"
 	"github.com/askygo/asky/internal/iostreams"
@@ -211,6 +215,19 @@ id = "m2"
 	}
 }
 
+// A default (general.default_model, $ASKY_MODEL) naming an alias that is not
+// configured is "no model configured" (exit 3), not a usage error.
+func TestUnknownDefaultAliasExits3(t *testing.T) {
+	for _, env := range []map[string]string{{"ASKY_MODEL": "gone"}, nil} {
+		f, _, _, errOut := testFactory(t, env)
+		home := f.Getenv("ASKY_HOME")
+		os.WriteFile(filepath.Join(home, "config.toml"), []byte("[general]\ndefault_model = \"gone\"\n[api.local]\nbase_url = \"http://127.0.0.1:9/v1\"\n[models.fast]\napi = \"local\"\nid = \"m1\"\n"), 0o600)
+		if code := Run([]string{"hi"}, f); code != cmdutil.ExitNoModel {
+			t.Errorf("%v: exit %d, want 3\n%s", env, code, errOut)
+		}
+	}
+}
+
 func TestNoQuestionIsUsageError(t *testing.T) {
 	f, _, _, errOut := testFactory(t, nil)
 	if code := Run([]string{"-L"}, f); code != cmdutil.ExitUsage {
@@ -290,6 +307,106 @@ func TestVersionFlagWithWordsIsRefused(t *testing.T) {
 		f, _, out, errOut := testFactory(t, nil)
 		if code := Run(args, f); code != cmdutil.ExitUsage || out.Len() != 0 ||
 			!strings.Contains(errOut.String(), `to ask it: asky query "what is this"`) {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q", args, code, out, errOut)
+		}
+	}
+}
+
+// A flag value a command refuses is a usage error with a hint naming the
+// command's help, like a flag cobra itself refuses.
+func TestRefusedFlagValueHasHint(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-t", "-1", "hi"}, "hint: see `asky --help`"},
+		{[]string{"-t", "0", "hi"}, "--turns must be positive, got 0"},
+		{[]string{"-ss", "", "hi"}, "--sticky-session needs a value, got an empty one"},
+		{[]string{"query", "-m", " ", "hi"}, "--model needs a value, got an empty one"},
+		{[]string{"-ss", "a", "-rs", "b", "hi"}, "--sticky-session and --resume-session cannot be combined"},
+		{[]string{"--reply", "-sfm", "4", "hi"}, "--reply and --session-from-message cannot be combined"},
+		{[]string{"--session", "-ss", "x", "hi"}, "--sticky-session and --session cannot be combined"},
+		{[]string{"-H", "-pa", "1"}, "--history and --print-answer cannot be combined"},
+		{[]string{"--shortlist", "maybe", "hi"}, "hint: see `asky --help`"},
+		{[]string{"query", "--subject", "s", "hi"}, "hint: see `asky query --help`"},
+		{[]string{"job", "add", "x", "--every", "bogus"}, "hint: see `asky job add --help`"},
+		{[]string{"session", "list", "0"}, "hint: see `asky session list --help`"},
+	} {
+		f, _, _, errOut := testFactory(t, map[string]string{"OPENAI_API_KEY": "sk-test"})
+		if code := Run(tc.args, f); code != cmdutil.ExitUsage {
+			t.Errorf("%v: exit %d, want 2\n%s", tc.args, code, errOut)
+		}
+		if !strings.Contains(errOut.String(), tc.want) {
+			t.Errorf("%v: want %q in:\n%s", tc.args, tc.want, errOut)
+		}
+	}
+}
+
+// pflag shows a backquoted word of a flag's usage as its value name; on a
+// switch that reads as a value it does not take ("--no-deep asky corpus
+// embed"), so no switch's usage has backquotes.
+func TestSwitchUsageHasNoValueName(t *testing.T) {
+	f, _, _, _ := testFactory(t, nil)
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		c.LocalFlags().VisitAll(func(fl *pflag.Flag) {
+			if fl.Value.Type() == "bool" && strings.Contains(fl.Usage, "`") {
+				t.Errorf("%s --%s: usage %q names a value", c.CommandPath(), fl.Name, fl.Usage)
+			}
+		})
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+	}
+	walk(NewCmdRoot(f))
+}
+
+// Every command's --help shows examples (the help command is cobra's).
+func TestEveryCommandHasExamples(t *testing.T) {
+	f, _, _, _ := testFactory(t, nil)
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		if c.Hidden || c.Name() == "help" {
+			return
+		}
+		if strings.TrimSpace(c.Example) == "" {
+			t.Errorf("%s has no examples", c.CommandPath())
+		}
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+	}
+	walk(NewCmdRoot(f))
+}
+
+// The original's flags that became grouped verbs are refused with the
+// command to use instead; its hidden --from-message still works.
+func TestMovedFlagsNameTheirCommand(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--prompts"}, "hint: the original asky's --prompts is `asky prompts list` here"},
+		{[]string{"-p"}, "hint: the original asky's -p is `asky prompts list` here"},
+		{[]string{"--query-corpus=pager"}, "`asky corpus query TEXT`"},
+		{[]string{"--add-model"}, "`asky config model add`"},
+		{[]string{"--bogus"}, "hint: see `asky --help`"},
+	} {
+		f, _, _, errOut := testFactory(t, nil)
+		if code := Run(tc.args, f); code != cmdutil.ExitUsage || !strings.Contains(errOut.String(), tc.want) {
+			t.Errorf("%v: exit %d, want %q in:\n%s", tc.args, code, tc.want, errOut)
+		}
+	}
+	if got := TranslateLegacyArgs([]string{"--from-message", "4"}); got[0] != "--session-from-message" {
+		t.Errorf("--from-message: %v", got)
+	}
+}
+
+func TestVersionJSON(t *testing.T) {
+	for _, args := range [][]string{{"version", "--json"}, {"-V", "--json"}} {
+		f, _, out, errOut := testFactory(t, nil)
+		var got map[string]string
+		if code := Run(args, f); code != 0 || json.Unmarshal(out.Bytes(), &got) != nil || got["version"] == "" || got["os"] == "" {
 			t.Errorf("%v: exit %d, stdout %q, stderr %q", args, code, out, errOut)
 		}
 	}

@@ -76,6 +76,9 @@ func NewCmdRoot(f *cmdutil.Factory) *cobra.Command {
 	indentExamples(root)
 	completion.RegisterDynamic(root, f)
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		if hint := movedFlagHint(err); hint != "" {
+			return &cmdutil.FlagError{Err: err, Hint: hint}
+		}
 		return &cmdutil.FlagError{Err: err, Hint: "see `" + c.CommandPath() + " --help`"}
 	})
 	usageArgErrors(root)

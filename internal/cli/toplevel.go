@@ -14,12 +14,15 @@ import (
 
 // newCmdVersion is `asky version`, the same line as `--version` / `-V`.
 func newCmdVersion() *cobra.Command {
-	return &cobra.Command{
-		Use:   "version",
-		Short: "Show asky's version",
-		Args:  cobra.ArbitraryArgs,
-		RunE:  printVersion,
+	cmd := &cobra.Command{
+		Use:     "version",
+		Short:   "Show asky's version",
+		Example: "$ asky version\n$ asky -V\n$ asky version --json | jq -r .version\n",
+		Args:    cobra.ArbitraryArgs,
+		RunE:    printVersion,
 	}
+	cmd.Flags().Bool("json", false, "print {version, go, os, arch}")
+	return cmd
 }
 
 // printVersion prints the version line, or refuses extra words: `asky
@@ -32,6 +35,10 @@ func printVersion(c *cobra.Command, args []string) error {
 		}
 		return &cmdutil.Error{Code: cmdutil.ExitUsage,
 			Err: fmt.Errorf("version takes no arguments; to ask it: %s query %s", c.Root().Name(), cmdutil.ShellQuote(q))}
+	}
+	if asJSON, _ := c.Flags().GetBool("json"); asJSON {
+		return cmdutil.WriteJSON(c.OutOrStdout(), map[string]string{
+			"version": build.Version, "go": runtime.Version(), "os": runtime.GOOS, "arch": runtime.GOARCH})
 	}
 	_, err := fmt.Fprint(c.OutOrStdout(), versionLine(c.Root()))
 	return err

@@ -331,6 +331,23 @@ func TestLoadMarkdownStyle(t *testing.T) {
 	}
 }
 
+// A value outside a key's fixed set is refused at load, naming the key,
+// its line and the choices; the allowed ones (any case for the provider)
+// load.
+func TestLoadEnumValues(t *testing.T) {
+	_, getenv := home(t, map[string]string{"config.toml": "[general]\nsearch_provider = \"bing\"\n[session]\ncompaction_strategy = \"foo\"\n"})
+	_, err := Load(getenv)
+	for _, want := range []string{`config.toml:2: general.search_provider: "bing" is not one of duckduckgo`, `config.toml:4: session.compaction_strategy: "foo" is not one of summary_concat, llm_summary`} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("err = %v, want %q", err, want)
+		}
+	}
+	_, getenv = home(t, map[string]string{"config.toml": "[general]\nsearch_provider = \"SearXNG\"\n[session]\ncompaction_strategy = \"llm_summary\"\n"})
+	if _, err := Load(getenv); err != nil {
+		t.Fatalf("allowed values: %v", err)
+	}
+}
+
 // Every problem is reported in one run, sorted by file and line, instead
 // of one per run in map order.
 func TestLoadReportsAllErrorsSorted(t *testing.T) {

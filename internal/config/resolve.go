@@ -41,13 +41,20 @@ var ErrNoModel = errors.New("no model configured")
 type UnknownAliasError struct {
 	Alias   string
 	Aliases []string
+	// From is where a default alias came from ("$ASKY_MODEL" or
+	// "general.default_model"); empty for an alias asked for by name.
+	From string
 }
 
 func (e *UnknownAliasError) Error() string {
-	if len(e.Aliases) == 0 {
-		return fmt.Sprintf("unknown model alias %q (no models are configured)", e.Alias)
+	from := ""
+	if e.From != "" {
+		from = " (from " + e.From + ")"
 	}
-	return fmt.Sprintf("unknown model alias %q; configured aliases: %s", e.Alias, strings.Join(e.Aliases, ", "))
+	if len(e.Aliases) == 0 {
+		return fmt.Sprintf("unknown model alias %q%s (no models are configured)", e.Alias, from)
+	}
+	return fmt.Sprintf("unknown model alias %q%s; configured aliases: %s", e.Alias, from, strings.Join(e.Aliases, ", "))
 }
 
 // MissingKeyError means the API key could not be obtained.
@@ -62,6 +69,15 @@ func (e *MissingKeyError) Error() string {
 		return fmt.Sprintf("api %q: %s: %v", e.API, e.Source, e.Err)
 	}
 	return fmt.Sprintf("api %q: %s is not set", e.API, e.Source)
+}
+
+// Hint tells the user what to do next: a failing api_key_cmd is fixed in
+// the command, a missing variable by exporting it.
+func (e *MissingKeyError) Hint() string {
+	if e.Source == "api_key_cmd" {
+		return "run [api." + e.API + "] api_key_cmd in a shell to see why it fails, or use api_key_env instead"
+	}
+	return "export the variable, or set api_key_env / api_key_cmd in [api." + e.API + "]"
 }
 
 // Env abstracts the process environment and local probing so that model
@@ -131,15 +147,22 @@ func (c *Config) ResolveModel(ctx context.Context, alias string, env Env) (*Reso
 // can report the model and its key separately. KeySource says where the
 // key will come from. Detected models already carry their key.
 func (c *Config) LookupModel(ctx context.Context, alias string, env Env) (*ResolvedModel, error) {
+	from := ""
 	if alias == "" {
 		alias = c.DefaultAlias(env.Getenv)
+		switch {
+		case env.Getenv("ASKY_MODEL") != "":
+			from = "$ASKY_MODEL"
+		case c.General.DefaultModel != "":
+			from = "general.default_model"
+		}
 	}
 	if alias == "" {
 		return c.detect(ctx, env)
 	}
 	m, ok := c.Models[alias]
 	if !ok {
-		return nil, &UnknownAliasError{Alias: alias, Aliases: c.Aliases()}
+		return nil, &UnknownAliasError{Alias: alias, Aliases: c.Aliases(), From: from}
 	}
 	r := &ResolvedModel{
 		Alias: alias, ID: m.ID, APIName: m.API, ContextSize: m.ContextSize, MaxTurns: m.MaxTurns,

@@ -224,6 +224,7 @@ func (c *Config) validate() error {
 		errs = append(errs, &ValueError{File: c.origins[key], Key: key, Line: c.keyLine(strings.Split(key, ".")), Message: msg})
 	}
 	add(c.validateExtras())
+	errs = append(errs, c.validateEnums()...)
 	errs = append(errs, c.negativeValues()...)
 	return joinErrors(firstPerKey(errs))
 }

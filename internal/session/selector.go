@@ -113,6 +113,14 @@ func Label(s *store.Session) string {
 	return fmt.Sprintf("%d (%s)", s.ID, s.Name)
 }
 
+// Turns is a turn count in words: "1 turn", "3 turns".
+func Turns(n int) string {
+	if n == 1 {
+		return "1 turn"
+	}
+	return strconv.Itoa(n) + " turns"
+}
+
 func isDigits(s string) bool {
 	if s == "" {
 		return false

@@ -322,3 +322,11 @@ func TestCompactionRaceKeepsTheFirstSummary(t *testing.T) {
 		t.Fatalf("second: %q %v %+v", n, err, b)
 	}
 }
+
+func TestTurnsInWords(t *testing.T) {
+	for n, want := range map[int]string{0: "0 turns", 1: "1 turn", 2: "2 turns"} {
+		if got := Turns(n); got != want {
+			t.Errorf("Turns(%d) = %q, want %q", n, got, want)
+		}
+	}
+}

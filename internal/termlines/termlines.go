@@ -77,9 +77,12 @@ func lastLines(s string, n int) string {
 	return strings.Join(ls, "\n")
 }
 
-// Wrap puts the lines before the query as the original did.
-func Wrap(lines string, n int, query string) string {
-	return fmt.Sprintf("Terminal Context (Last %d lines):\n```\n%s\n```\n\nQuery:\n%s", n, lines, query)
+// Block frames the lines as context sent with a question. It travels
+// beside the question (as piped stdin does), not inside it: the original
+// prepended it to the query, which then showed in history and hid a
+// leading "remember globally:" from the memory trigger.
+func Block(lines string, n int) string {
+	return fmt.Sprintf("Terminal Context (Last %d lines):\n```\n%s\n```", n, lines)
 }
 
 func runProgram(ctx context.Context, name string, args ...string) ([]byte, error) {

@@ -34,8 +34,8 @@ func TestReadPerTerminal(t *testing.T) {
 	if !errors.Is(err, ErrNoTerminal) || !strings.Contains(err.Error(), "tmux, kitty") {
 		t.Errorf("no terminal: %v", err)
 	}
-	got := Wrap("a\nb", 2, "why?")
-	if got != "Terminal Context (Last 2 lines):\n```\na\nb\n```\n\nQuery:\nwhy?" {
-		t.Errorf("wrap %q", got)
+	got := Block("a\nb", 2)
+	if got != "Terminal Context (Last 2 lines):\n```\na\nb\n```" {
+		t.Errorf("block %q", got)
 	}
 }

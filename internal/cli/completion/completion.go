@@ -34,12 +34,19 @@ func NewCmdCompletion(f *cmdutil.Factory) *cobra.Command {
 		{"fish", func(c *cobra.Command) error { return c.Root().GenFishCompletion(f.IO.Out, true) }},
 		{"powershell", func(c *cobra.Command) error { return c.Root().GenPowerShellCompletionWithDesc(f.IO.Out) }},
 	}
+	examples := map[string]string{
+		"bash":       "$ source <(asky completion bash)\n$ asky completion bash > ~/.local/share/bash-completion/completions/asky\n",
+		"zsh":        "$ asky completion zsh > \"${fpath[1]}/_asky\"\n",
+		"fish":       "$ asky completion fish > ~/.config/fish/completions/asky.fish\n",
+		"powershell": "PS> asky completion powershell | Out-String | Invoke-Expression\n",
+	}
 	for _, s := range shells {
 		cmd.AddCommand(&cobra.Command{
-			Use:   s.name,
-			Short: "Print the " + s.name + " completion script",
-			Args:  cobra.NoArgs,
-			RunE:  func(c *cobra.Command, _ []string) error { return s.gen(c) },
+			Use:     s.name,
+			Short:   "Print the " + s.name + " completion script",
+			Example: examples[s.name],
+			Args:    cobra.NoArgs,
+			RunE:    func(c *cobra.Command, _ []string) error { return s.gen(c) },
 		})
 	}
 	return cmdutil.StrictGroup(cmd)

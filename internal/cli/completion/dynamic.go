@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/askygo/asky/internal/cli/cmdutil"
+	sess "github.com/askygo/asky/internal/session"
 )
 
 // RegisterDynamic adds completion of values that live in the config and
@@ -79,9 +80,9 @@ func Sessions(f *cmdutil.Factory) cobra.CompletionFunc {
 				continue
 			}
 			if s.Name != "" {
-				out = append(out, cobra.CompletionWithDesc(s.Name, fmt.Sprintf("session %d, %d turns", s.ID, s.Turns)))
+				out = append(out, cobra.CompletionWithDesc(s.Name, fmt.Sprintf("session %d, %s", s.ID, sess.Turns(s.Turns))))
 			} else {
-				out = append(out, cobra.CompletionWithDesc(id, fmt.Sprintf("unnamed session, %d turns", s.Turns)))
+				out = append(out, cobra.CompletionWithDesc(id, "unnamed session, "+sess.Turns(s.Turns)))
 			}
 		}
 		return out, cobra.ShellCompDirectiveNoFileComp

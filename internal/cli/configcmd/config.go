@@ -44,7 +44,11 @@ func NewCmdConfig(f *cmdutil.Factory) *cobra.Command {
 		$ asky config model edit mini --context-size 128000
 	`)
 	model.AddCommand(NewCmdModelAdd(f, nil), NewCmdModelEdit(f, nil))
-	daemon := cmdutil.StrictGroup(&cobra.Command{Use: "daemon <command>", Short: "Edit daemon settings"})
+	daemon := cmdutil.StrictGroup(&cobra.Command{Use: "daemon <command>", Short: "Edit daemon settings",
+		Example: heredoc.Doc(`
+			$ asky config daemon edit
+			$ asky config daemon edit --listen 127.0.0.1:9000 --token-env ASKY_DAEMON_TOKEN
+		`)})
 	daemon.AddCommand(NewCmdDaemonEdit(f, nil))
 	cmd.AddCommand(
 		NewCmdShow(f, nil),

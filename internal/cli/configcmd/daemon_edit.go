@@ -121,8 +121,10 @@ func daemonEditRun(ctx context.Context, opts *DaemonEditOptions) error {
 		return err
 	}
 	cur, err := daemon.ParseConfig(cfg.Daemon, cfg.XMPP)
-	if err != nil {
-		return err
+	if err != nil && len(opts.set) == 0 {
+		// With flags the broken value may be the one being fixed: the
+		// result is checked below before anything is written.
+		return cmdutil.WithHint(err, "fix it with the flag that sets it (e.g. `asky config daemon edit --listen 127.0.0.1:8765`), or in the file (`asky config path`)")
 	}
 	if len(opts.set) == 0 {
 		if !opts.IO.CanPrompt() {
@@ -162,13 +164,12 @@ func daemonEditRun(ctx context.Context, opts *DaemonEditOptions) error {
 	set("transcription-model", "daemon.transcription_model", opts.TranscriptionModel)
 	set("vision-model", "daemon.vision_model", opts.VisionModel)
 	set("confirm-transcripts", "daemon.confirm_transcripts", opts.ConfirmTranscripts)
-	// A model the daemon would refuse is refused before anything is written.
-	probe := cur
-	if opts.set["transcription-model"] {
-		probe.TranscriptionModel = strings.TrimSpace(opts.TranscriptionModel)
-	}
-	if opts.set["vision-model"] {
-		probe.VisionModel = strings.TrimSpace(opts.VisionModel)
+	// Settings the daemon would refuse (a listen address that is not
+	// host:port, a model it cannot use) are refused before anything is
+	// written.
+	probe, err := daemon.ParseConfig(daemonAfter(cfg.Daemon, changes), cfg.XMPP)
+	if err != nil {
+		return cmdutil.UsageError("see `asky config daemon edit --help`", "%s; nothing written", strings.TrimPrefix(err.Error(), "config: "))
 	}
 	if err := probe.CheckMediaModels(cfg); err != nil {
 		return cmdutil.WithHint(err, "use another alias, or add one with `asky config model add`; a vision model needs image_support = true in its [models.ALIAS] table (`asky config path` shows the file)")
@@ -191,6 +192,41 @@ func daemonEditRun(ctx context.Context, opts *DaemonEditOptions) error {
 	}
 	fmt.Fprintf(opts.IO.ErrOut, "✓ Updated the daemon settings in %s; restart the daemon (`asky daemon stop && asky daemon start`) to apply\n", files(written))
 	return nil
+}
+
+// daemonAfter is the [daemon] table with the daemon.* changes applied,
+// leaving cur untouched.
+func daemonAfter(cur map[string]any, changes []config.Change) map[string]any {
+	var clone func(map[string]any) map[string]any
+	clone = func(m map[string]any) map[string]any {
+		out := make(map[string]any, len(m))
+		for k, v := range m {
+			if t, ok := v.(map[string]any); ok {
+				v = clone(t)
+			}
+			out[k] = v
+		}
+		return out
+	}
+	out := clone(cur)
+	for _, ch := range changes {
+		path, ok := strings.CutPrefix(ch.Key, "daemon.")
+		if !ok {
+			continue
+		}
+		keys := strings.Split(path, ".")
+		t := out
+		for _, k := range keys[:len(keys)-1] {
+			sub, ok := t[k].(map[string]any)
+			if !ok {
+				sub = map[string]any{}
+				t[k] = sub
+			}
+			t = sub
+		}
+		t[keys[len(keys)-1]] = ch.Value
+	}
+	return out
 }
 
 func splitList(s string) []string {

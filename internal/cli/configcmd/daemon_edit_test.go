@@ -140,3 +140,24 @@ func TestDaemonEditInteractiveXMPPAndTelegram(t *testing.T) {
 		t.Errorf("xmpp not turned off (%v):\n%s", err, got)
 	}
 }
+
+// A value the daemon would refuse is refused before it is written, and a
+// broken value already in the file can be fixed with the flag that sets it.
+func TestDaemonEditRefusesBadListenAndFixesOne(t *testing.T) {
+	e := newEnv(t, map[string]string{"config.toml": "# mine\n"})
+	err := e.run("daemon", "edit", "--listen", "nonsense")
+	if exitCode(err) != 2 || !strings.Contains(err.Error(), `daemon.http.listen "nonsense" is not host:port; nothing written`) {
+		t.Fatalf("err = %v (exit %d)", err, exitCode(err))
+	}
+	if got := e.read(t, "config.toml"); strings.Contains(got, "nonsense") {
+		t.Fatalf("a refused value was written:\n%s", got)
+	}
+
+	e = newEnv(t, map[string]string{"config.toml": "[daemon.http]\nlisten = \"nonsense\"\n"})
+	if err := e.run("daemon", "edit", "--listen", "127.0.0.1:9000"); err != nil {
+		t.Fatalf("%v\n%s", err, e.errOut)
+	}
+	if got := e.read(t, "config.toml"); !strings.Contains(got, `listen = "127.0.0.1:9000"`) {
+		t.Fatalf("config.toml:\n%s", got)
+	}
+}

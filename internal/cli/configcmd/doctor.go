@@ -18,6 +18,7 @@ import (
 	"github.com/askygo/asky/internal/cli/cmdutil"
 	"github.com/askygo/asky/internal/config"
 	"github.com/askygo/asky/internal/iostreams"
+	"github.com/askygo/asky/internal/search"
 	"github.com/askygo/asky/internal/store"
 )
 
@@ -49,7 +50,8 @@ func NewCmdDoctor(f *cmdutil.Factory, runF func(context.Context, *DoctorOptions)
 			model resolves, its API key is present (the source is shown, never
 			the key), its endpoint answers GET /models with that key, the
 			database opens and passes PRAGMA quick_check, and the web search
-			provider has what it needs. Network checks time out after 2 seconds.
+			provider has what it needs (a SearXNG instance is asked one search).
+			Network checks time out after 2 seconds.
 		`),
 		Example: heredoc.Doc(`
 			$ asky config doctor
@@ -102,7 +104,7 @@ func doctorRun(ctx context.Context, opts *DoctorOptions) error {
 		checkModel(ctx, rep, opts, cfg)
 		checkPrices(rep, cfg)
 		checkDatabase(ctx, rep, opts, cfg)
-		checkSearch(rep, opts, cfg)
+		checkSearch(ctx, rep, opts, cfg)
 		checkDeep(ctx, rep, opts, cfg)
 		checkCustomTools(rep, opts, cfg)
 		checkDeliveryConfig(rep, opts, cfg)
@@ -196,7 +198,7 @@ func checkModel(ctx context.Context, rep *doctorReport, opts *DoctorOptions, cfg
 		var mk *config.MissingKeyError
 		hint := ""
 		if errors.As(err, &mk) {
-			hint = "export the variable, or set api_key_env / api_key_cmd in [api." + mk.API + "]"
+			hint = mk.Hint()
 		}
 		rep.add("api key", statusFail, hint, "%s", err)
 		rep.add("endpoint", statusSkip, "", "no API key")
@@ -292,7 +294,7 @@ func checkDatabase(ctx context.Context, rep *doctorReport, opts *DoctorOptions, 
 	}
 }
 
-func checkSearch(rep *doctorReport, opts *DoctorOptions, cfg *config.Config) {
+func checkSearch(ctx context.Context, rep *doctorReport, opts *DoctorOptions, cfg *config.Config) {
 	g := cfg.General
 	keyed := func(name, env, url string) {
 		switch {
@@ -304,14 +306,14 @@ func checkSearch(rep *doctorReport, opts *DoctorOptions, cfg *config.Config) {
 			rep.add("search", statusOK, "", "%s (%s; key from env %s)", name, url, env)
 		}
 	}
-	switch p := strings.ToLower(g.SearchProvider); p {
+	switch strings.ToLower(strings.TrimSpace(g.SearchProvider)) { // the config loader refused any other value
 	case "", "duckduckgo", "ddg":
 		rep.add("search", statusOK, "", "duckduckgo (keyless default)")
 	case "searxng":
 		if g.SearxngURL == "" {
 			rep.add("search", statusFail, "set general.searxng_url", "searxng selected but general.searxng_url is empty")
 		} else {
-			rep.add("search", statusOK, "", "searxng at %s", g.SearxngURL)
+			checkSearxng(ctx, rep, opts, cfg)
 		}
 	case "serper":
 		keyed("serper", g.SerperAPIKeyEnv, g.SerperAPIURL)
@@ -319,7 +321,27 @@ func checkSearch(rep *doctorReport, opts *DoctorOptions, cfg *config.Config) {
 		keyed("tavily", g.TavilyAPIKeyEnv, g.TavilyAPIURL)
 	case "brave":
 		keyed("brave", g.BraveAPIKeyEnv, g.BraveAPIURL)
-	default:
-		rep.add("search", statusFail, "use one of duckduckgo, searxng, serper, tavily, brave", "unknown general.search_provider %q", p)
 	}
+}
+
+// checkSearxng asks the SearXNG instance one search: it is the user's own
+// server, so whether it is up (and serves JSON) is worth the request; the
+// keyed providers are not queried, as a search there costs quota.
+func checkSearxng(ctx context.Context, rep *doctorReport, opts *DoctorOptions, cfg *config.Config) {
+	url := cfg.General.SearxngURL
+	p, err := search.New(cfg, opts.Env.Getenv, opts.HTTPClient())
+	if err == nil {
+		ctx, cancel := context.WithTimeout(ctx, opts.Timeout)
+		defer cancel()
+		t0 := time.Now()
+		if _, err = p.Search(ctx, "asky", 1); err == nil {
+			rep.add("search", statusOK, "", "searxng at %s answered (%s)", url, time.Since(t0).Round(time.Millisecond))
+			return
+		}
+		if ctx.Err() != nil {
+			err = fmt.Errorf("did not answer within %s", opts.Timeout)
+		}
+	}
+	rep.add("search", statusFail, "is SearXNG running there? fix general.searxng_url, or pick another provider with `asky config set general.search_provider duckduckgo`",
+		"searxng at %s: %s", url, strings.TrimPrefix(err.Error(), "search provider searxng: "))
 }

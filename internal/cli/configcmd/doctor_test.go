@@ -98,6 +98,20 @@ func TestDoctorFailures(t *testing.T) {
 	t.Cleanup(stall.Close)
 	broken := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusBadGateway) }))
 	t.Cleanup(broken.Close)
+	searx := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Query().Get("format") != "json" {
+			w.WriteHeader(http.StatusBadRequest)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.Write([]byte(`{"results":[{"url":"https://example.org/","title":"x","content":"y"}]}`))
+	}))
+	t.Cleanup(searx.Close)
+	searxNoJSON := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusForbidden) }))
+	t.Cleanup(searxNoJSON.Close)
+	searxng := func(url string) map[string]string {
+		return map[string]string{"config.toml": "[general]\nsearch_provider = \"searxng\"\nsearxng_url = \"" + url + "\"\n"}
+	}
 	noModels := httptest.NewServer(http.NotFoundHandler())
 	t.Cleanup(noModels.Close)
 
@@ -117,13 +131,17 @@ func TestDoctorFailures(t *testing.T) {
 		{"server error", map[string]string{"config.toml": modelConfig("openai", broken.URL+"/v1", "m-small")}, []string{"P_KEY", "k"}, []string{"✗ endpoint  " + broken.URL + "/v1 answered 502 Bad Gateway"}, true},
 		{"no /models is a warning", map[string]string{"config.toml": modelConfig("openai", noModels.URL+"/v1", "m-small")}, []string{"P_KEY", "k"}, []string{"! endpoint  " + noModels.URL + "/v1 reachable, but GET /models answered 404"}, false},
 		{"unknown model id", map[string]string{"config.toml": modelConfig("openai", good.URL+"/v1", "m-typo")}, []string{"P_KEY", "right"}, []string{"✓ endpoint", `! endpoint  model id "m-typo" is not in the server's list`}, false},
-		{"unknown default alias", map[string]string{"config.toml": "[general]\ndefault_model = \"zz\"\n" + modelConfig("openai", good.URL+"/v1", "m")}, nil, []string{`✗ model     unknown model alias "zz"; configured aliases: m`}, true},
+		{"unknown default alias", map[string]string{"config.toml": "[general]\ndefault_model = \"zz\"\n" + modelConfig("openai", good.URL+"/v1", "m")}, nil, []string{`✗ model     unknown model alias "zz" (from general.default_model); configured aliases: m`}, true},
 		{"malformed config", map[string]string{"config.toml": "[general]\nmax_turns = \"x\"\n"}, nil, []string{"✗ config    ", "config.toml:2:13: general.max_turns: expected an integer, got a string", "hint: fix the file"}, true},
 		{"a model without prices warns", map[string]string{"config.toml": strings.Replace(modelConfig("openai", good.URL+"/v1", "m-small"), "price_in = 1\nprice_out = 2\n", "", 1)}, []string{"P_KEY", "right"}, []string{"! prices    models.m have no price_in/price_out", "✓ endpoint"}, false},
 		{"unknown key warns", map[string]string{"config.toml": "[general]\nmax_turn = 3\n" + modelConfig("openai", good.URL+"/v1", "m-small")}, []string{"P_KEY", "right"}, []string{`! config    `, `general.max_turn: unknown key (ignored; did you mean "general.max_turns"?)`, "✓ endpoint"}, false},
 		{"tavily without key", map[string]string{"config.toml": "[general]\nsearch_provider = \"tavily\"\n"}, nil, []string{"✗ search    tavily selected but TAVILY_API_KEY is not set"}, true},
 		{"tavily with key", map[string]string{"config.toml": "[general]\nsearch_provider = \"tavily\"\n" + modelConfig("openai", good.URL+"/v1", "m-small")}, []string{"TAVILY_API_KEY", "t", "P_KEY", "right"}, []string{"✓ search    tavily (https://api.tavily.com/search; key from env TAVILY_API_KEY)"}, false},
-		{"unknown provider", map[string]string{"config.toml": "[general]\nsearch_provider = \"bing\"\n"}, nil, []string{`✗ search    unknown general.search_provider "bing"`}, true},
+		{"unknown provider", map[string]string{"config.toml": "[general]\nsearch_provider = \"bing\"\n"}, nil, []string{`✗ config    `, `general.search_provider: "bing" is not one of duckduckgo`}, true},
+		{"searxng answers", searxng(searx.URL), nil, []string{"✓ search    searxng at " + searx.URL + " answered ("}, true},
+		{"searxng down", searxng(closedURL), nil, []string{"✗ search    searxng at " + closedURL + ": ", "connection refused", "hint: is SearXNG running there?"}, true},
+		{"searxng without JSON", searxng(searxNoJSON.URL), nil, []string{"✗ search    searxng at " + searxNoJSON.URL + ": HTTP 403: the JSON API is disabled"}, true},
+		{"searxng stalled", searxng(stall.URL), nil, []string{"✗ search    searxng at " + stall.URL + ": did not answer within 300ms"}, true},
 		{"not a database", map[string]string{"asky.db": "this is not sqlite, just text that is long enough to have a header........................................"}, nil, []string{"✗ database  ", "asky.db", "move it aside"}, true},
 	}
 	for _, tt := range tests {

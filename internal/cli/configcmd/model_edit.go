@@ -50,7 +50,7 @@ func NewCmdModelEdit(f *cmdutil.Factory, runF func(context.Context, *ModelEditOp
 			opts.Flags.capture(c)
 			if len(args) == 1 {
 				if opts.Flags.Alias != "" && opts.Flags.Alias != args[0] {
-					return usage("give the alias once (argument or --alias)")
+					return opts.Flags.usage("give the alias once (argument or --alias)")
 				}
 				opts.Flags.Alias = args[0]
 			}

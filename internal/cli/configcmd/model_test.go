@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/askygo/asky/internal/cli/cmdutil"
 	"github.com/askygo/asky/internal/config"
 )
 
@@ -252,5 +253,25 @@ func TestModelAddInteractiveCtrlC(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(e.dir, "config.toml")); !errors.Is(err, os.ErrNotExist) {
 		t.Error("config written after Ctrl-C")
+	}
+}
+
+// A refused flag of `model edit` points at edit's help, not add's.
+func TestModelFlagRefusalNamesItsCommand(t *testing.T) {
+	e := newEnv(t, map[string]string{"config.toml": "[models.a]\napi = \"openai\"\nid = \"x\"\n"})
+	for verb, args := range map[string][]string{
+		"edit": {"a", "--context-size", "-4"},
+		"add":  {"--alias", "c", "--api", "openai", "--id", "z", "--max-turns", "-1"},
+	} {
+		err := e.run(append([]string{"model", verb}, args...)...)
+		var ce *cmdutil.Error
+		if !errors.As(err, &ce) || ce.Code != cmdutil.ExitUsage || !strings.Contains(ce.Hint, "model "+verb+" --help`") {
+			t.Errorf("%s: err = %v, hint %q", verb, err, func() string {
+				if ce != nil {
+					return ce.Hint
+				}
+				return ""
+			}())
+		}
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/askygo/asky/internal/cli/cmdutil"
 	"github.com/askygo/asky/internal/config"
 )
 
@@ -33,6 +34,8 @@ type modelFlags struct {
 	Default     bool
 
 	set map[string]bool
+	// help is the command path whose --help a usage error points at.
+	help string
 }
 
 func (m *modelFlags) register(cmd *cobra.Command) {
@@ -54,21 +57,27 @@ func (m *modelFlags) register(cmd *cobra.Command) {
 // capture records which flags were given on the command line.
 func (m *modelFlags) capture(cmd *cobra.Command) {
 	m.set = map[string]bool{}
+	m.help = cmd.CommandPath()
 	cmd.Flags().Visit(func(f *pflag.Flag) { m.set[f.Name] = true })
+}
+
+// usage is a usage error (exit 2) pointing at the command's help.
+func (m *modelFlags) usage(format string, args ...any) error {
+	return cmdutil.UsageError("see the flags with `"+m.help+" --help`", format, args...)
 }
 
 func (m *modelFlags) validate() error {
 	if m.Type != "" && m.Type != "openai" && m.Type != "anthropic" {
-		return usage("--type must be openai or anthropic, not %q", m.Type)
+		return m.usage("--type must be openai or anthropic, not %q", m.Type)
 	}
 	if m.ContextSize < 0 || m.MaxTurns < 0 || m.PriceIn < 0 || m.PriceOut < 0 {
-		return usage("--context-size, --max-turns and prices cannot be negative")
+		return m.usage("--context-size, --max-turns and prices cannot be negative")
 	}
 	if m.BaseURL != "" && !strings.HasPrefix(m.BaseURL, "http://") && !strings.HasPrefix(m.BaseURL, "https://") {
-		return usage("--base-url must start with http:// or https://, got %q", m.BaseURL)
+		return m.usage("--base-url must start with http:// or https://, got %q", m.BaseURL)
 	}
 	if strings.ContainsAny(m.Alias, " \t\n\"'") {
-		return usage("--alias must be one word, got %q", m.Alias)
+		return m.usage("--alias must be one word, got %q", m.Alias)
 	}
 	return nil
 }

@@ -1,6 +1,7 @@
 package configcmd
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/askygo/asky/internal/cli/cmdutil"
 	"github.com/askygo/asky/internal/config"
+	"github.com/askygo/asky/internal/daemon"
 	"github.com/askygo/asky/internal/iostreams"
 )
 
@@ -67,7 +69,17 @@ func setRun(opts *SetOptions) error {
 	if err != nil {
 		return keyErr(err)
 	}
+	if err := checkDaemonKey(opts, v); err != nil {
+		return err
+	}
 	written, err := config.Apply(opts.Getenv, config.Change{Key: opts.Key, Value: v})
+	var bad *config.ValueError
+	if errors.As(err, &bad) && bad.Key == opts.Key {
+		// The value given is wrong, not the file: say so, and that the
+		// file was left alone.
+		return cmdutil.UsageError("give another value; the current one: `asky config get "+opts.Key+"`",
+			"%s: %s; nothing written", opts.Key, bad.Message)
+	}
 	if err != nil {
 		return err
 	}
@@ -83,6 +95,23 @@ func setRun(opts *SetOptions) error {
 		if cfg, err := config.Load(opts.Getenv); err == nil && opts.Value != "" && !slices.Contains(cfg.Aliases(), opts.Value) {
 			fmt.Fprintf(opts.IO.ErrOut, "warning: %q is not a configured model alias (have: %s); add it with `asky config model add --alias %s`\n", opts.Value, aliasList(cfg), opts.Value)
 		}
+	}
+	return nil
+}
+
+// checkDaemonKey refuses a daemon.* value the daemon would refuse at start:
+// the config loader leaves the [daemon] table to the daemon's own parser.
+func checkDaemonKey(opts *SetOptions, v any) error {
+	if !strings.HasPrefix(opts.Key, "daemon.") {
+		return nil
+	}
+	cfg, err := config.Load(opts.Getenv)
+	if err != nil {
+		return err
+	}
+	if _, err := daemon.ParseConfig(daemonAfter(cfg.Daemon, []config.Change{{Key: opts.Key, Value: v}}), cfg.XMPP); err != nil {
+		return cmdutil.UsageError("see `asky config daemon edit --help` for the daemon's settings",
+			"%s; nothing written", strings.TrimPrefix(err.Error(), "config: "))
 	}
 	return nil
 }

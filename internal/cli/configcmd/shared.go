@@ -151,11 +151,6 @@ func aliasList(cfg *config.Config) string {
 	return "(none)"
 }
 
-// usage is a usage error (exit 2) pointing at the command's help.
-func usage(format string, args ...any) error {
-	return cmdutil.UsageError("see the flags with `asky config model add --help`", format, args...)
-}
-
 // exactArgs is cobra.ExactArgs returning a usage error (exit 2).
 func exactArgs(n int) cobra.PositionalArgs {
 	return func(c *cobra.Command, args []string) error {

@@ -179,6 +179,17 @@ func TestSet(t *testing.T) {
 	}
 }
 
+// A valid daemon.* value is written as any other.
+func TestSetDaemonKey(t *testing.T) {
+	e := newEnv(t, map[string]string{"config.toml": sampleConfig})
+	if err := e.run("set", "daemon.http.listen", "127.0.0.1:9001"); err != nil {
+		t.Fatal(err)
+	}
+	if got := e.read(t, "config.toml"); !strings.Contains(got, `listen = "127.0.0.1:9001"`) {
+		t.Fatalf("config.toml:\n%s", got)
+	}
+}
+
 func TestSetRefusals(t *testing.T) {
 	tests := []struct {
 		name string
@@ -191,6 +202,9 @@ func TestSetRefusals(t *testing.T) {
 		{"table", []string{"general", "x"}, 2, "is a table"},
 		{"bad api type", []string{"api.openai.type", "gemini"}, 2, `"openai" or "anthropic"`},
 		{"missing value", []string{"general.max_turns"}, 2, "needs 2 argument(s), got 1"},
+		{"value out of range", []string{"general.max_turns", "-5"}, 2, "general.max_turns: must not be negative, got -5; nothing written"},
+		{"daemon value", []string{"daemon.http.listen", "nonsense"}, 2, `daemon.http.listen "nonsense" is not host:port; nothing written`},
+		{"daemon key", []string{"daemon.http.lisen", "127.0.0.1:1"}, 2, "unknown key daemon.http.lisen"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -269,6 +269,21 @@ func TestSummarize(t *testing.T) {
 	if !strings.Contains(user, "rolls back the journal") || strings.Contains(user, "Shared locks") {
 		t.Fatalf("section text not isolated: %q", user)
 	}
+	// --json gives the summary with what was summarized.
+	before := len(e.out.String())
+	cmd = NewCmdSummarize(e.f, func(ctx context.Context, o *SummarizeOptions) error {
+		o.NewClient = func(*config.ResolvedModel, *http.Client) (llm.Client, error) { return fake, nil }
+		return summarizeRun(ctx, o)
+	})
+	cmd.SetArgs([]string{"pager.md", "--section", "rollback", "--json"})
+	if err := cmd.Execute(); err != nil {
+		t.Fatal(err)
+	}
+	var got summaryJSON
+	if err := json.Unmarshal([]byte(e.out.String()[before:]), &got); err != nil || got.Summary != "The pager restores pages." ||
+		!strings.HasPrefix(got.Source, "corpus://cache/") || got.Model != "sum" || got.Section == "" {
+		t.Fatalf("--json: %v %+v", err, got)
+	}
 	// Too-short sections are refused before any model call.
 	cmd = NewCmdSummarize(e.f, func(ctx context.Context, o *SummarizeOptions) error {
 		o.NewClient = func(*config.ResolvedModel, *http.Client) (llm.Client, error) {

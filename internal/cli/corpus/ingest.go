@@ -81,7 +81,7 @@ func NewCmdIngest(f *cmdutil.Factory, runF func(context.Context, *IngestOptions)
 		},
 	}
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print per-file results as JSON")
-	cmd.Flags().BoolVar(&opts.NoDeep, "no-deep", false, "leave the deep tier's embedding for `asky corpus embed`")
+	cmd.Flags().BoolVar(&opts.NoDeep, "no-deep", false, "leave the deep tier's embedding for a later 'asky corpus embed'")
 	return cmd
 }
 

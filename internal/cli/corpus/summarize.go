@@ -27,6 +27,7 @@ type SummarizeOptions struct {
 	Section string
 	Detail  string
 	Model   string
+	JSON    bool
 	// NewClient builds the model client (tests inject a fake).
 	NewClient func(m *config.ResolvedModel, hc *http.Client) (llm.Client, error)
 }
@@ -48,6 +49,7 @@ func NewCmdSummarize(f *cmdutil.Factory, runF func(context.Context, *SummarizeOp
 		Example: heredoc.Doc(`
 			$ asky corpus summarize 3
 			$ asky corpus summarize rfc6749.pdf --section "Refresh Token" --detail compact
+			$ asky corpus summarize 3 --json | jq -r .summary
 		`),
 		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
@@ -66,6 +68,7 @@ func NewCmdSummarize(f *cmdutil.Factory, runF func(context.Context, *SummarizeOp
 	cmd.Flags().StringVar(&opts.Section, "section", "", "summarize only this section (`id` or title, see corpus sections)")
 	cmd.Flags().StringVar(&opts.Detail, "detail", "balanced", "summary length: compact, balanced or max")
 	cmd.Flags().StringVarP(&opts.Model, "model", "m", "", "model `alias` (default: general.summarization_model)")
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print {source, title, section, model, summary}")
 	return cmd
 }
 
@@ -118,8 +121,20 @@ func summarizeRun(ctx context.Context, opts *SummarizeOptions) error {
 	if err != nil {
 		return err
 	}
+	if opts.JSON {
+		return cmdutil.WriteJSON(opts.IO.Out, summaryJSON{Source: research.Handle(src.ID), Title: src.Title, Section: label, Model: model.Alias, Summary: sum})
+	}
 	fmt.Fprintln(opts.IO.Out, render.Sanitize(sum))
 	return nil
+}
+
+// summaryJSON is the --json shape of `corpus summarize`.
+type summaryJSON struct {
+	Source  string `json:"source"`
+	Title   string `json:"title"`
+	Section string `json:"section"`
+	Model   string `json:"model"`
+	Summary string `json:"summary"`
 }
 
 // sectionText returns the text to summarize and its label.

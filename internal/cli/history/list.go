@@ -90,7 +90,7 @@ type listEntry struct {
 	ID            int64     `json:"id"`
 	CreatedAt     time.Time `json:"created_at"`
 	Model         string    `json:"model"`
-	SessionID     int64     `json:"session_id"`
+	SessionID     *int64    `json:"session_id"` // null outside a session, as in query --json
 	SessionName   string    `json:"session_name"`
 	Query         string    `json:"query"`
 	AnswerPreview string    `json:"answer_preview"`
@@ -112,7 +112,7 @@ func listRun(ctx context.Context, opts *ListOptions) error {
 	if opts.JSON {
 		out := make([]listEntry, len(entries))
 		for i, e := range entries {
-			out[i] = listEntry{ID: e.ID, CreatedAt: e.CreatedAt, Model: e.Model, SessionID: e.SessionID, SessionName: e.SessionName,
+			out[i] = listEntry{ID: e.ID, CreatedAt: e.CreatedAt, Model: e.Model, SessionID: sessionID(e.SessionID), SessionName: e.SessionName,
 				Query: e.Query, AnswerPreview: preview(e.AnswerPreview, answerPreviewChars), Status: e.Status}
 		}
 		return cmdutil.WriteJSON(opts.IO.Out, out)
@@ -210,4 +210,14 @@ func listTable(opts *ListOptions, entries []store.HistoryEntry) {
 		line(r, false)
 	}
 	fmt.Fprint(opts.IO.Out, b.String())
+}
+
+// sessionID is a turn's session id for --json: null when the turn is not
+// in a session (as query --json and memory list --json say it), never 0,
+// which jq would take for true.
+func sessionID(id int64) *int64 {
+	if id == 0 {
+		return nil
+	}
+	return &id
 }

@@ -148,6 +148,9 @@ func TestListRunJSON(t *testing.T) {
 			t.Errorf("key %q missing in %v", k, first)
 		}
 	}
+	if first["session_id"] != nil {
+		t.Errorf("a turn outside a session has session_id %v, want null", first["session_id"])
+	}
 	if first["answer_preview"] != "# TCP vs UDP TCP is reliable." || first["status"] != "complete" || first["id"] != float64(1) {
 		t.Fatalf("entry = %v", first)
 	}

@@ -65,7 +65,7 @@ func NewCmdSearch(f *cmdutil.Factory, runF func(context.Context, *SearchOptions)
 
 type searchJSON struct {
 	ID        int64     `json:"id"`
-	SessionID int64     `json:"session_id"`
+	SessionID *int64    `json:"session_id"`
 	Session   string    `json:"session"`
 	CreatedAt time.Time `json:"created_at"`
 	Model     string    `json:"model"`
@@ -87,7 +87,7 @@ func searchRun(ctx context.Context, opts *SearchOptions) error {
 		out := make([]searchJSON, 0, len(hits))
 		for _, h := range hits {
 			t := h.Turn
-			out = append(out, searchJSON{t.ID, t.SessionID, t.SessionName, t.CreatedAt, t.Model, t.Query,
+			out = append(out, searchJSON{t.ID, sessionID(t.SessionID), t.SessionName, t.CreatedAt, t.Model, t.Query,
 				strings.NewReplacer("«", "", "»", "").Replace(h.Snippet), -h.Score})
 		}
 		enc := json.NewEncoder(opts.IO.Out)

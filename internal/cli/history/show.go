@@ -199,7 +199,7 @@ type showTurn struct {
 	ID          int64          `json:"id"`
 	CreatedAt   time.Time      `json:"created_at"`
 	Model       string         `json:"model"`
-	SessionID   int64          `json:"session_id"`
+	SessionID   *int64         `json:"session_id"`
 	SessionName string         `json:"session_name"`
 	Query       string         `json:"query"`
 	Input       string         `json:"input,omitempty"`
@@ -244,7 +244,7 @@ type message struct {
 }
 
 func toShowTurn(t *store.Turn) showTurn {
-	out := showTurn{ID: t.ID, CreatedAt: t.CreatedAt, Model: t.Model, SessionID: t.SessionID, SessionName: t.SessionName,
+	out := showTurn{ID: t.ID, CreatedAt: t.CreatedAt, Model: t.Model, SessionID: sessionID(t.SessionID), SessionName: t.SessionName,
 		Query: t.Query, Input: t.Input, Answer: t.Answer, Status: t.Status, Error: t.Error, ElapsedMS: t.ElapsedMS,
 		Sources: t.Sources, ToolCalls: []toolCall{}, Calls: []llmCall{}, Messages: []message{}}
 	if out.Sources == nil {

@@ -12,6 +12,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/askygo/asky/internal/cli/cmdutil"
+	"github.com/askygo/asky/internal/config"
+	"github.com/askygo/asky/internal/daemon"
 	"github.com/askygo/asky/internal/iostreams"
 	"github.com/askygo/asky/internal/jobs"
 	"github.com/askygo/asky/internal/render"
@@ -26,6 +28,7 @@ type AddOptions struct {
 	Getwd   func() (string, error)
 	Getenv  func(string) string
 	Running func() bool
+	Config  func() (*config.Config, error)
 
 	Question string
 	Every    string
@@ -40,7 +43,7 @@ type AddOptions struct {
 
 // NewCmdAdd builds `job add`.
 func NewCmdAdd(f *cmdutil.Factory, runF func(context.Context, *AddOptions) error) *cobra.Command {
-	opts := &AddOptions{IO: f.IO, Store: f.Store, Now: f.Now, Getwd: os.Getwd, Getenv: f.Getenv, Running: func() bool { return daemonRunning(f) }}
+	opts := &AddOptions{IO: f.IO, Store: f.Store, Now: f.Now, Getwd: os.Getwd, Getenv: f.Getenv, Running: func() bool { return daemonRunning(f) }, Config: f.Config}
 	cmd := &cobra.Command{
 		Use:   "add <question…>",
 		Short: "Add a scheduled question",
@@ -160,10 +163,36 @@ func addRun(ctx context.Context, opts *AddOptions) error {
 		return cmdutil.WriteJSON(opts.IO.Out, toJSON(j, nil))
 	}
 	fmt.Fprintf(opts.IO.Out, "job %d added: %s\n", j.ID, describe(j))
+	if warn := undeliverable(opts, j.Notify); warn != "" {
+		fmt.Fprintln(opts.IO.ErrOut, "warning: "+warn)
+	}
 	if !j.NextRun.IsZero() && !opts.Running() {
 		fmt.Fprintln(opts.IO.ErrOut, "notice: jobs run in the daemon, which is not running; start it with `asky daemon start` (or run this one now with `asky job run "+fmt.Sprint(j.ID)+"`)")
 	}
 	return nil
+}
+
+// undeliverable says why answers to a chat target would not arrive: the
+// daemon delivers them through a transport the config does not turn on.
+func undeliverable(opts *AddOptions, notify string) string {
+	kind, _, _ := strings.Cut(notify, ":")
+	if (kind != "xmpp" && kind != "telegram") || opts.Config == nil {
+		return ""
+	}
+	cfg, err := opts.Config()
+	if err != nil {
+		return ""
+	}
+	dc, err := daemon.ParseConfig(cfg.Daemon, cfg.XMPP)
+	switch {
+	case err != nil:
+		return ""
+	case kind == "xmpp" && !dc.XMPP.Enabled:
+		return "XMPP is not enabled, so answers to " + notify + " are not delivered; turn it on with `asky config daemon edit --xmpp-enabled --xmpp-jid BOT_JID`"
+	case kind == "telegram" && !dc.Telegram.Enabled:
+		return "Telegram is not enabled, so answers to " + notify + " are not delivered; turn it on with `asky config daemon edit --telegram-enabled --telegram-token-env VAR`"
+	}
+	return ""
 }
 
 // researchTarget checks --research: web, or an existing path (made

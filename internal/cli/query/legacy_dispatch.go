@@ -29,17 +29,17 @@ func legacyDispatch(ctx context.Context, opts *Options) (done bool, err error) {
 		if err != nil {
 			return true, err
 		}
-		return true, runVerb(ctx, history.NewCmdHistory(f), "list", n)
+		return true, runVerb(ctx, history.NewCmdHistory(f), jsonArgs(opts, "list", n)...)
 	case opts.PrintAnswer != "":
-		return true, runVerb(ctx, history.NewCmdHistory(f), "show", opts.PrintAnswer)
+		return true, runVerb(ctx, history.NewCmdHistory(f), jsonArgs(opts, "show", opts.PrintAnswer)...)
 	case opts.SessionHistory != "":
 		n, err := takeListCount("-sh", opts.SessionHistory, opts.Words)
 		if err != nil {
 			return true, err
 		}
-		return true, runVerb(ctx, clisession.NewCmdSession(f), "list", n)
+		return true, runVerb(ctx, clisession.NewCmdSession(f), jsonArgs(opts, "list", n)...)
 	case opts.PrintSession != "":
-		return true, runVerb(ctx, clisession.NewCmdSession(f), "show", opts.PrintSession)
+		return true, runVerb(ctx, clisession.NewCmdSession(f), jsonArgs(opts, "show", opts.PrintSession)...)
 	case opts.SessionEnd:
 		if err := clisession.EndRun(ctx, clisession.NewEndOptions(f)); err != nil {
 			return true, err
@@ -74,6 +74,15 @@ func takeListCount(flag, v string, words []string) (string, error) {
 	}
 	return "", cmdutil.UsageError(fmt.Sprintf("give only a count (asky %s 5), or ask without %s", flag, flag),
 		"%s lists and takes no question, got %q", flag, strings.Join(words, " "))
+}
+
+// jsonArgs passes --json on to the verb a listing flag stands for, so
+// `asky -H --json` prints what `asky history list --json` does.
+func jsonArgs(opts *Options, args ...string) []string {
+	if opts.JSON {
+		args = append(args, "--json")
+	}
+	return args
 }
 
 // runVerb runs one verb of a command group as if typed, so the legacy flag
@@ -183,14 +192,12 @@ func listPresets(opts *Options, cfg *config.Config) {
 	}
 }
 
-// listPrompts prints prompt aliases starting with prefix.
-func listPrompts(opts *Options, cfg *config.Config, prefix string) {
+// listPrompts prints prompt aliases starting with prefix and returns how
+// many it printed.
+func listPrompts(opts *Options, cfg *config.Config, prefix string) int {
 	keys := userprompt.Matching(cfg.UserPrompts, prefix)
-	if len(keys) == 0 {
-		fmt.Fprintf(opts.IO.ErrOut, "no prompt starts with /%s; see `asky prompts list`\n", prefix)
-		return
-	}
 	for _, k := range keys {
 		fmt.Fprintf(opts.IO.Out, "/%-16s %s\n", k, render.Clip(cfg.UserPrompts[k], 70))
 	}
+	return len(keys)
 }

@@ -78,6 +78,33 @@ type Options struct {
 	PushData       string // --push-data ENDPOINT[?k=v]
 }
 
+// emptyValues refuses a text flag given an empty value (`-ss "$NAME"` with
+// NAME unset): the flag would otherwise be silently left out. Flags whose
+// value is optional (-c, -r, -o, …) are not checked.
+func emptyValues(fs *pflag.FlagSet) error {
+	var err error
+	fs.Visit(func(f *pflag.Flag) {
+		if err == nil && f.Value.Type() == "string" && f.NoOptDefVal == "" && strings.TrimSpace(f.Value.String()) == "" {
+			err = cmdutil.FlagErrorf("--%s needs a value, got an empty one", f.Name)
+		}
+	})
+	return err
+}
+
+// exclusive refuses more than one of the named flags.
+func exclusive(fs *pflag.FlagSet, names ...string) error {
+	var given []string
+	for _, n := range names {
+		if fs.Changed(n) {
+			given = append(given, "--"+n)
+		}
+	}
+	if len(given) > 1 {
+		return cmdutil.FlagErrorf("%s cannot be combined; give one of them", strings.Join(given, " and "))
+	}
+	return nil
+}
+
 // NewCmdQuery builds the query command; runF replaces the run function in
 // tests.
 func NewCmdQuery(f *cmdutil.Factory, runF func(context.Context, *Options) error) *cobra.Command {
@@ -105,14 +132,31 @@ func NewCmdQuery(f *cmdutil.Factory, runF func(context.Context, *Options) error)
 		`),
 		Args: cobra.ArbitraryArgs,
 		RunE: func(c *cobra.Command, args []string) error {
+			if err := emptyValues(c.Flags()); err != nil {
+				return err
+			}
+			// One of each kind wins silently otherwise: the session a
+			// question goes to, and what a listing flag prints.
+			if err := exclusive(c.Flags(), "sticky-session", "resume-session", "session", "reply", "session-from-message"); err != nil {
+				return err
+			}
+			if err := exclusive(c.Flags(), "history", "print-answer", "session-history", "print-session"); err != nil {
+				return err
+			}
 			opts.Words = args
 			opts.Help = c.Help
 			opts.FlagsGiven = c.Flags().NFlag()
 			opts.ResearchSet = c.Flags().Changed("research")
 			opts.Research = strings.TrimSpace(opts.Research)
 			opts.ToolOff = tools.ParseToolList(opts.ToolOff)
-			if opts.Turns < 0 {
+			if opts.Turns < 0 || opts.Turns == 0 && c.Flags().Changed("turns") {
 				return cmdutil.FlagErrorf("--turns must be positive, got %d", opts.Turns)
+			}
+			if opts.Lean && opts.ResearchSet {
+				// Lean runs no tools and no preloading: research would
+				// be silently skipped.
+				return cmdutil.UsageError("drop -L to research, or drop -r to ask without research",
+					"-L (lean) does no research; it cannot be combined with -r")
 			}
 			switch opts.Shortlist {
 			case "", "on", "off", "reset":

@@ -71,9 +71,11 @@ func run(ctx context.Context, opts *Options) error {
 		input = "Input from stdin:\n```\n" + strings.TrimRight(input, "\n") + "\n```"
 	}
 	if opts.TerminalLines != "" {
-		if question, err = withTerminalLines(ctx, opts, cfg, question); err != nil {
+		term, err := terminalContext(ctx, opts, cfg)
+		if err != nil {
 			return err
 		}
+		input = strings.TrimPrefix(input+"\n\n"+term, "\n\n")
 	}
 	q := coreRequest(opts, sx)
 	q.Question, q.Input = question, input

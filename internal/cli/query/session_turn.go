@@ -138,7 +138,7 @@ func (sx *sessionTurn) chooseSession(ctx context.Context) error {
 			return err
 		}
 		sx.sess = s
-		sx.notice(fmt.Sprintf("This shell now continues session %s (%d turns).", sess.Label(s), s.Turns))
+		sx.notice(fmt.Sprintf("This shell now continues session %s (%s).", sess.Label(s), sess.Turns(s.Turns)))
 		return nil
 	case opts.NewSession:
 		if question == "" {
@@ -243,9 +243,14 @@ func (sx *sessionTurn) expandPrompts(ctx context.Context) (bool, error) {
 		},
 	}
 	if prefix, lone := e.Lone(q); lone {
-		listPrompts(opts, cfg, prefix)
-		if prefix != "" {
-			return true, cmdutil.UsageError("pick one of the prompts above, or see `asky prompts list`", "no prompt named /%s", prefix)
+		n := listPrompts(opts, cfg, prefix)
+		switch {
+		case len(cfg.UserPrompts) == 0:
+			return true, cmdutil.UsageError("add prompts under [user_prompts] in config.toml (`asky config path` shows where)", "no prompt aliases are configured")
+		case prefix != "" && n == 0:
+			return true, cmdutil.UsageError("see them with `asky prompts list`", "no prompt named /%s", prefix)
+		case prefix != "":
+			return true, cmdutil.UsageError("pick one of the prompts above", "no prompt named /%s", prefix)
 		}
 		return true, nil
 	}

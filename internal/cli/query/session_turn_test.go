@@ -3,6 +3,7 @@ package query
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -297,6 +298,21 @@ tr = "-L translate $1 to french"
 	sx = &sessionTurn{opts: o, cfg: e.cfg}
 	if done, err := sx.expandPrompts(ctx); !done || err == nil || !strings.Contains(out.String(), "/wh") {
 		t.Fatalf("unknown alias: %v %v %q", done, err, out)
+	}
+	// Nothing listed: the error does not point at prompts "above".
+	o, out, errOut := e.shell(1, "/zz")
+	sx = &sessionTurn{opts: o, cfg: e.cfg}
+	_, err := sx.expandPrompts(ctx)
+	var ce *cmdutil.Error
+	if !errors.As(err, &ce) || ce.Code != cmdutil.ExitUsage || strings.Contains(ce.Hint, "above") || out.Len() != 0 || errOut.Len() != 0 {
+		t.Fatalf("no match: %v %+v stdout %q stderr %q", err, ce, out, errOut)
+	}
+	// No prompts at all: say where they are configured.
+	e = newEnv(t, "")
+	o, _, _ = e.shell(1, "/")
+	sx = &sessionTurn{opts: o, cfg: e.cfg}
+	if _, err := sx.expandPrompts(ctx); !errors.As(err, &ce) || !strings.Contains(ce.Hint, "[user_prompts]") {
+		t.Fatalf("no prompts: %v", err)
 	}
 }
 

@@ -31,8 +31,9 @@ func takeTerminalLines(opts *Options) {
 	}
 }
 
-// withTerminalLines puts the last lines of this terminal before question.
-func withTerminalLines(ctx context.Context, opts *Options, cfg *config.Config, question string) (string, error) {
+// terminalContext is the last lines of this terminal, framed to be sent
+// with the question (beside it, so history shows the question itself).
+func terminalContext(ctx context.Context, opts *Options, cfg *config.Config) (string, error) {
 	n := cfg.General.TerminalContextLines
 	if v := strings.TrimSpace(opts.TerminalLines); v != "" {
 		n, _ = strconv.Atoi(v)
@@ -44,5 +45,5 @@ func withTerminalLines(ctx context.Context, opts *Options, cfg *config.Config, q
 	if err != nil {
 		return "", cmdutil.WithHint(err, "run asky inside tmux, kitty or WezTerm, or paste the output: cmd 2>&1 | asky QUESTION")
 	}
-	return termlines.Wrap(lines, n, question), nil
+	return termlines.Block(lines, n), nil
 }

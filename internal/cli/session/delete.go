@@ -110,14 +110,14 @@ func deleteRun(ctx context.Context, opts *DeleteOptions) error {
 		}
 	}
 	if opts.All {
-		fmt.Fprintf(opts.IO.ErrOut, "Deleted %d sessions and %d turns.\n", len(ids), turns)
+		fmt.Fprintf(opts.IO.ErrOut, "Deleted %d sessions and %s.\n", len(ids), sess.Turns(int(turns)))
 		return nil
 	}
 	for _, s := range targets {
 		fmt.Fprintf(opts.IO.ErrOut, "Deleted session %s.\n", sess.Label(s))
 	}
 	if len(targets) > 1 || turns > 0 {
-		fmt.Fprintf(opts.IO.ErrOut, "%d turns deleted with them.\n", turns)
+		fmt.Fprintf(opts.IO.ErrOut, "%s deleted with them.\n", sess.Turns(int(turns)))
 	}
 	return nil
 }

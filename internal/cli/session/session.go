@@ -52,7 +52,7 @@ func NewCmdSession(f *cmdutil.Factory) *cobra.Command {
 			d := newDeps(f)
 			if st, err := d.Store(); err == nil {
 				if s, _ := d.current(c.Context(), st); s != nil {
-					fmt.Fprintf(d.IO.ErrOut, "This shell continues session %s (%d turns).\n\n", sess.Label(s), s.Turns)
+					fmt.Fprintf(d.IO.ErrOut, "This shell continues session %s (%s).\n\n", sess.Label(s), sess.Turns(s.Turns))
 				} else {
 					fmt.Fprintln(d.IO.ErrOut, "This shell is not bound to a session.")
 					fmt.Fprintln(d.IO.ErrOut)

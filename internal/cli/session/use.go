@@ -62,6 +62,6 @@ func useRun(ctx context.Context, opts *UseOptions) error {
 	if err := st.TouchSession(ctx, s.ID); err != nil {
 		return err
 	}
-	fmt.Fprintf(opts.IO.ErrOut, "This shell now continues session %s (%d turns).\n", sess.Label(s), s.Turns)
+	fmt.Fprintf(opts.IO.ErrOut, "This shell now continues session %s (%s).\n", sess.Label(s), sess.Turns(s.Turns))
 	return nil
 }

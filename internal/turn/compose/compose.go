@@ -261,8 +261,9 @@ func (c *Core) run(ctx context.Context, q Request, emit func(turn.Event)) (_ *tu
 		}
 	} else {
 		if q.Shortlist == "on" {
-			// Lean runs no preloading; -v says why --shortlist on did nothing.
-			emit(turn.Event{Kind: turn.EventDebug, Text: "shortlist " + shortlist.Decide(shortlist.PolicyInput{Lean: true, Override: q.Shortlist}).Reason})
+			// Lean runs no preloading: say why --shortlist on did nothing
+			// this time (it is still kept on a session).
+			emit(turn.Event{Kind: turn.EventNotice, Text: "shortlist " + shortlist.Decide(shortlist.PolicyInput{Lean: true, Override: q.Shortlist}).Reason})
 		}
 		if err := leanMemoryTrigger(ctx, x, req, emit); err != nil {
 			return nil, err

@@ -52,7 +52,13 @@ func (x *composer) shortlistPolicy(req *turn.Request) shortlist.PolicyInput {
 // with what it has.
 func (x *composer) shortlistStage(ctx context.Context, req *turn.Request, emit func(turn.Event)) error {
 	d := shortlist.Decide(x.shortlistPolicy(req))
-	emit(turn.Event{Kind: turn.EventDebug, Text: "shortlist " + d.Reason})
+	kind := turn.EventDebug
+	if x.q.Shortlist == "on" && !d.Enabled {
+		// An explicit --shortlist on that something overrode is said
+		// without -v: otherwise the flag looks ignored.
+		kind = turn.EventNotice
+	}
+	emit(turn.Event{Kind: kind, Text: "shortlist " + d.Reason})
 	if !d.Enabled || x.pages == nil {
 		return nil
 	}

@@ -135,6 +135,8 @@ func requestError(err error) error {
 	switch {
 	case err == nil:
 		return nil
+	case errors.As(err, &ua) && ua.From != "":
+		return err // the daemon's own default is wrong: not the client's doing
 	case errors.As(err, &ua):
 		return &daemon.RequestError{Err: err, Hint: "GET /v1/models lists the aliases"}
 	case errors.As(err, &fe):

@@ -102,7 +102,7 @@ func (s *Shortlister) Run(ctx context.Context, in Input, progress func(Event)) (
 	}
 	cands := o.collect(res, seeds, seedGot, searched, fetchDeadline)
 	res.Stats.Collected = len(cands)
-	res.Stats.Collect = time.Now().Sub(start)
+	res.Stats.Collect = time.Since(start)
 	emit("collect", len(cands), res.Stats.Collect)
 
 	// Fetch: the first max_fetch_urls candidates (seeds are already in).
@@ -128,7 +128,7 @@ func (s *Shortlister) Run(ctx context.Context, in Input, progress func(Event)) (
 		pool = append(pool, &cand{Candidate: Candidate{URL: d.URL, Canonical: d.URL, Title: d.Title, Source: SourceCorpus,
 			Text: text, Snippet: snippet(text, o.SnippetChars)}, order: len(cands) + len(pool)})
 	}
-	res.Stats.Fetch = time.Now().Sub(fetchStart)
+	res.Stats.Fetch = time.Since(fetchStart)
 	emit("fetch", res.Stats.Fetched, res.Stats.Fetch)
 
 	// Score with whatever time is left (the reserve at least).
@@ -137,9 +137,9 @@ func (s *Shortlister) Run(ctx context.Context, in Input, progress func(Event)) (
 	res.Stats.Scored = len(pool)
 	res.Candidates = topK(pool, o.TopK)
 	res.Stats.Kept = len(res.Candidates)
-	res.Stats.Score = time.Now().Sub(scoreStart)
+	res.Stats.Score = time.Since(scoreStart)
 	emit("score", res.Stats.Kept, res.Stats.Score)
-	res.Stats.Total = time.Now().Sub(start)
+	res.Stats.Total = time.Since(start)
 	res.TimedOut = slices.ContainsFunc(res.Failures, func(f Failure) bool { return strings.HasPrefix(f.Reason, cutPrefix) })
 	if err := ctx.Err(); err != nil {
 		return res, err

@@ -45,8 +45,20 @@ var uploadTypes = map[string][]string{
 }
 
 // Ingester adds stored uploads to the corpus; the daemon command injects
-// the CLI's ingestion. It returns a one-line summary.
-type Ingester func(ctx context.Context, conversation string, paths []string) (string, error)
+// the CLI's ingestion. It must come back as soon as the files are
+// searchable: slow work (the deep tier) is left to the background, since
+// the chat user waits for the reply.
+type Ingester func(ctx context.Context, conversation string, paths []string) Ingested
+
+// Ingested is what an Ingester did with the stored paths.
+type Ingested struct {
+	// Failed holds the paths that are not in the corpus, each with why
+	// (one line). Handle deletes their files: an upload that failed
+	// leaves nothing behind, and sending it again (fixed) starts afresh.
+	Failed map[string]string
+	// Note follows the per-file lines (say, what to ask now).
+	Note string
+}
 
 // Uploads downloads documents sent by URL into the first document root
 // and ingests them.
@@ -81,28 +93,41 @@ func (u *Uploads) Handle(ctx context.Context, conversation string, urls []string
 	if len(urls) > MaxUploadFiles {
 		return fmt.Sprintf("Error: %d files in one message; send at most %d.", len(urls), MaxUploadFiles)
 	}
-	var stored, lines []string
+	type upload struct {
+		name, path string
+		dup        bool
+		err        error
+	}
+	var ups []upload
+	var stored []string
 	for _, raw := range urls {
 		p, dup, err := u.fetch(ctx, raw)
-		name := path.Base(raw)
-		switch {
-		case err != nil:
-			lines = append(lines, fmt.Sprintf("✗ %s: %v", name, err))
-		case dup:
-			lines = append(lines, fmt.Sprintf("= %s: already uploaded (same content)", name))
-			stored = append(stored, p)
-		default:
-			lines = append(lines, fmt.Sprintf("✓ %s: stored as %s", name, filepath.Base(p)))
+		ups = append(ups, upload{name: path.Base(raw), path: p, dup: dup, err: err})
+		if err == nil {
 			stored = append(stored, p)
 		}
 	}
+	var in Ingested
 	if len(stored) > 0 {
-		summary, err := u.Ingest(ctx, conversation, stored)
-		if err != nil {
-			lines = append(lines, "✗ ingestion failed: "+err.Error())
-		} else if summary != "" {
-			lines = append(lines, summary)
+		in = u.Ingest(ctx, conversation, stored)
+	}
+	var lines []string
+	for _, up := range ups {
+		reason, failed := in.Failed[up.path]
+		switch {
+		case up.err != nil:
+			lines = append(lines, fmt.Sprintf("✗ %s: %v", up.name, up.err))
+		case failed:
+			os.Remove(up.path)
+			lines = append(lines, fmt.Sprintf("✗ %s: %s", up.name, reason))
+		case up.dup:
+			lines = append(lines, fmt.Sprintf("= %s: already uploaded (same content)", up.name))
+		default:
+			lines = append(lines, fmt.Sprintf("✓ %s: stored as %s, searchable now", up.name, filepath.Base(up.path)))
 		}
+	}
+	if in.Note != "" {
+		lines = append(lines, in.Note)
 	}
 	return strings.Join(lines, "\n")
 }

@@ -39,11 +39,11 @@ func TestUploads(t *testing.T) {
 	var mu sync.Mutex
 	var ingested []string
 	u := &Uploads{Dir: dir, Client: NewGuardedClient(tlsCfg, netip.MustParsePrefix("127.0.0.1/32")),
-		Ingest: func(_ context.Context, conv string, paths []string) (string, error) {
+		Ingest: func(_ context.Context, conv string, paths []string) Ingested {
 			mu.Lock()
 			defer mu.Unlock()
 			ingested = append(ingested, paths...)
-			return "ingested " + conv, nil
+			return Ingested{Note: "ingested " + conv}
 		}}
 	ctx := context.Background()
 	reply := u.Handle(ctx, "xmpp:a@b", []string{ts.URL + "/notes.md", ts.URL + "/huge.pdf", ts.URL + "/fake.pdf",

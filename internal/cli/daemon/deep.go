@@ -22,8 +22,9 @@ const deepPassInterval = time.Minute
 // fg (the turns in flight): on a small machine a fill on every core
 // would slow every answer for as long as it runs (hours on a big
 // corpus), so it pauses while a turn runs and resumes at full speed
-// when the daemon is idle.
-func fillDeepLoop(ctx context.Context, f *cmdutil.Factory, cfg *config.Config, fg research.Foreground, logf func(string)) {
+// when the daemon is idle. wake starts a pass before the next minute's
+// check (a chat upload added chunks).
+func fillDeepLoop(ctx context.Context, f *cmdutil.Factory, cfg *config.Config, fg research.Foreground, wake deepWake, logf func(string)) {
 	if !cfg.Research.DeepEnabled() {
 		return
 	}
@@ -38,6 +39,7 @@ func fillDeepLoop(ctx context.Context, f *cmdutil.Factory, cfg *config.Config, f
 		case <-ctx.Done():
 			return
 		case <-time.After(deepPassInterval):
+		case <-wake:
 		}
 	}
 }

@@ -3,6 +3,7 @@ package daemon
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/askygo/asky/internal/cli/cmdutil"
@@ -14,6 +15,9 @@ import (
 // deepPassInterval is how often the daemon looks for chunks the deep tier
 // still lacks (a CLI ingest added some, or a pass was stopped).
 const deepPassInterval = time.Minute
+
+// embeddedLine starts the log line of a pass that embedded chunks.
+const embeddedLine = "deep tier: embedded "
 
 // fillDeepLoop fills the deep tier ([research.deep]) in the background
 // while the daemon serves, so a corpus ingested from the CLI gets its
@@ -31,7 +35,9 @@ func fillDeepLoop(ctx context.Context, f *cmdutil.Factory, cfg *config.Config, f
 	last := ""
 	for {
 		msg := fillDeepOnce(ctx, f, cfg, fg)
-		if msg != "" && msg != last {
+		// An error repeated every pass is said once; every pass that
+		// embedded something is (two small uploads read the same).
+		if msg != "" && (msg != last || strings.HasPrefix(msg, embeddedLine)) {
 			logf(msg)
 		}
 		last = msg
@@ -71,8 +77,10 @@ func fillDeepOnce(ctx context.Context, f *cmdutil.Factory, cfg *config.Config, f
 	switch {
 	case err != nil && ctx.Err() == nil:
 		return fmt.Sprintf("deep tier: %v", err)
+	case n > 0 && ctx.Err() != nil:
+		return fmt.Sprintf(embeddedLine+"%d chunks in %s (stopped; the next start goes on)", n, time.Since(start).Round(time.Second))
 	case n > 0:
-		return fmt.Sprintf("deep tier: embedded %d chunks in %s", n, time.Since(start).Round(time.Second))
+		return fmt.Sprintf(embeddedLine+"%d chunks in %s", n, time.Since(start).Round(time.Second))
 	}
 	return ""
 }

@@ -171,14 +171,98 @@ func TestUploadWakesTheDeepFill(t *testing.T) {
 	if err := os.MkdirAll(u.Dir, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	p := filepath.Join(u.Dir, "abc-notes.md")
-	if err := os.WriteFile(p, []byte("# Notes\n\nThe upload is about quokkas.\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if res := u.Ingest(ctx, "", []string{p}); len(res.Failed) > 0 {
-		t.Fatalf("%+v", res)
-	}
-	if l := next(); !strings.HasPrefix(l, "deep tier: embedded 1 chunks") {
-		t.Fatalf("after the upload: %q", l)
+	// Each upload's pass is logged, though both read the same.
+	for i, name := range []string{"abc-notes.md", "def-more.md"} {
+		p := filepath.Join(u.Dir, name)
+		if err := os.WriteFile(p, []byte(fmt.Sprintf("# Notes %d\n\nUpload %d is about quokkas.\n", i, i)), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if res := u.Ingest(ctx, "", []string{p}); len(res.Failed) > 0 {
+			t.Fatalf("%+v", res)
+		}
+		if l := next(); !strings.HasPrefix(l, "deep tier: embedded 1 chunks in ") {
+			t.Fatalf("after upload %d: %q", i, l)
+		}
 	}
 }
+
+// Stopping the daemon during a deep fill logs how far the fill got
+// before the line that says the daemon stopped.
+func TestRunLogsTheDeepFillBeforeItStops(t *testing.T) {
+	deep := newDeepAPI(t, 2) // the first batch of 32 is embedded, the second hangs
+	w := newWorld(t, "\n[daemon.http]\nlisten = \"127.0.0.1:0\"\nallow_no_token = true\n"+deep.config())
+	ingestNoDeep(t, w, 40)
+	_, stop := w.serve(t)
+	select {
+	case <-deep.held:
+	case <-time.After(15 * time.Second):
+		t.Fatalf("the fill never reached its second batch\n%s", w.stderr)
+	}
+	if err := stop(); err != nil {
+		t.Fatal(err)
+	}
+	log := w.stderr.String()
+	fill, stopped := strings.Index(log, "s (stopped; the next start goes on)"), strings.Index(log, "asky daemon stopped")
+	if fill < 0 || stopped < 0 || fill > stopped || !strings.Contains(log, "deep tier: embedded 32 chunks in ") {
+		t.Fatalf("want the fill's line before the stop line:\n%s", log)
+	}
+}
+
+// A document that cannot be ingested (a PDF that does not parse) gets one
+// line saying why, and leaves nothing behind: no file under uploads, no
+// corpus source, no recorded failure, no link to the chat. The good
+// document of the same message is ingested and linked alone.
+func TestTelegramUploadThatFailsLeavesNothing(t *testing.T) {
+	w := newWorld(t, "\n[research.deep]\nprovider = \"off\"\n")
+	api := newBotAPI(t)
+	api.files = map[string]string{"documents/broken.pdf": "%PDF-1.4\nthis is no PDF body at all\n"}
+	chat := startTelegram(t, w, api)
+
+	api.push(1, map[string]any{"document": map[string]any{"file_id": "documents/broken.pdf", "file_unique_id": "u1", "file_name": "broken.pdf"}})
+	ack := api.waitSent(t, w, "broken.pdf")
+	if !strings.HasPrefix(ack, "✗ broken.pdf: ") || strings.Contains(ack, "\n") || strings.Contains(ack, "stored as") {
+		t.Fatalf("want one line saying why, got %q", ack)
+	}
+	if entries, _ := os.ReadDir(chat.Uploads.Dir); len(entries) != 0 {
+		t.Fatalf("left under uploads: %v", entries)
+	}
+	ctx := context.Background()
+	st, _ := w.f.Store()
+	if srcs, err := st.ListCorpusSources(ctx); err != nil || len(srcs) != 0 {
+		t.Fatalf("sources %+v %v", srcs, err)
+	}
+	if fails, err := st.CorpusFailures(ctx); err != nil || len(fails) != 0 {
+		t.Fatalf("recorded failures %v %v", fails, err)
+	}
+	if s, err := st.SessionByName(ctx, "telegram:42"); err == nil && s.Defaults.Research != nil {
+		t.Fatalf("linked: %q", *s.Defaults.Research)
+	}
+
+	// Two in one message (XMPP-style URLs): the good one alone goes in.
+	files := api.srv.URL + "/file/bot123:abc/documents/"
+	api.files["documents/good.md"] = "# Good\n\nThe wombat digs burrows.\n"
+	out := &lines{}
+	chat.Upload(ctx, "telegram:42", []string{files + "broken.pdf", files + "good.md"}, out)
+	got := strings.Split(out.final, "\n")
+	if len(got) != 3 || !strings.HasPrefix(got[0], "✗ broken.pdf: ") || !strings.Contains(got[1], "✓ good.md: stored as") ||
+		!strings.Contains(got[2], "Linked to this chat") || out.failed {
+		t.Fatalf("reply %q (failed %v)", out.final, out.failed)
+	}
+	entries, _ := os.ReadDir(chat.Uploads.Dir)
+	if len(entries) != 1 || !strings.HasSuffix(entries[0].Name(), "-good.md") {
+		t.Fatalf("under uploads: %v", entries)
+	}
+	s, err := st.SessionByName(ctx, "telegram:42")
+	if err != nil || s.Defaults.Research == nil || strings.Contains(*s.Defaults.Research, "broken") {
+		t.Fatalf("session %+v %v", s, err)
+	}
+}
+
+// lines is a daemon.ChatOutput keeping the final reply.
+type lines struct {
+	final  string
+	failed bool
+}
+
+func (l *lines) Status(context.Context, string)                    {}
+func (l *lines) Final(_ context.Context, text string, failed bool) { l.final, l.failed = text, failed }

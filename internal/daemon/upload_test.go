@@ -76,3 +76,45 @@ func TestUploads(t *testing.T) {
 		t.Fatal(reply)
 	}
 }
+
+// A stored file the ingester could not take gets one line saying why
+// (not "stored as" and then an error) and is deleted, so nothing is left
+// half-uploaded; the reply is a failure unless some file went in.
+func TestUploadIngestFailureLeavesNothing(t *testing.T) {
+	ts := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/pdf")
+		w.Write([]byte("%PDF-1.4 " + r.URL.Path))
+	}))
+	defer ts.Close()
+	tlsCfg := ts.Client().Transport.(*http.Transport).TLSClientConfig
+	dir := t.TempDir()
+	c := &Chat{Service: NewService(newGateRunner(), 0)}
+	c.Uploads = &Uploads{Dir: dir, Client: NewGuardedClient(tlsCfg, netip.MustParsePrefix("127.0.0.1/32")),
+		Ingest: func(_ context.Context, _ string, paths []string) Ingested {
+			in := Ingested{Failed: map[string]string{}}
+			for _, p := range paths {
+				if strings.Contains(p, "broken") {
+					in.Failed[p] = "corrupt PDF (a=b)"
+				}
+			}
+			return in
+		}}
+	out := newRecorder()
+	c.Upload(context.Background(), "xmpp:a@b", []string{ts.URL + "/broken.pdf"}, out)
+	<-out.done
+	if out.final != "✗ broken.pdf: corrupt PDF (a=b)" || !out.failed {
+		t.Fatalf("reply %q (failed %v)", out.final, out.failed)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Fatalf("left behind: %v", entries)
+	}
+	out = newRecorder()
+	c.Upload(context.Background(), "xmpp:a@b", []string{ts.URL + "/broken.pdf", ts.URL + "/fine.pdf"}, out)
+	<-out.done
+	if !strings.HasPrefix(out.final, "✗ broken.pdf: corrupt PDF") || !strings.Contains(out.final, "\n✓ fine.pdf: stored as ") || out.failed {
+		t.Fatalf("reply %q (failed %v)", out.final, out.failed)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 1 || !strings.HasSuffix(entries[0].Name(), "-fine.pdf") {
+		t.Fatalf("kept %v", entries)
+	}
+}

@@ -238,6 +238,12 @@ func TestTelegramUploadThatFailsLeavesNothing(t *testing.T) {
 		t.Fatalf("linked: %q", *s.Defaults.Research)
 	}
 
+	// Too large by its declared size: refused before any download.
+	api.push(2, map[string]any{"document": map[string]any{"file_id": "documents/big.pdf", "file_unique_id": "u2", "file_name": "big.pdf", "file_size": 30 << 20}})
+	if ack := api.waitSent(t, w, "big.pdf"); ack != "✗ big.pdf: too large (30 MB; the limit is 25 MB)" {
+		t.Fatalf("ack %q", ack)
+	}
+
 	// Two in one message (XMPP-style URLs): the good one alone goes in.
 	files := api.srv.URL + "/file/bot123:abc/documents/"
 	api.files["documents/good.md"] = "# Good\n\nThe wombat digs burrows.\n"

@@ -101,8 +101,9 @@ func (u *Uploads) Handle(ctx context.Context, conversation string, urls []string
 	var ups []upload
 	var stored []string
 	for _, raw := range urls {
-		p, dup, err := u.fetch(ctx, raw)
-		ups = append(ups, upload{name: path.Base(raw), path: p, dup: dup, err: err})
+		name := uploadName(raw)
+		p, dup, err := u.fetch(ctx, raw, name)
+		ups = append(ups, upload{name: name, path: p, dup: dup, err: err})
 		if err == nil {
 			stored = append(stored, p)
 		}
@@ -132,10 +133,30 @@ func (u *Uploads) Handle(ctx context.Context, conversation string, urls []string
 	return strings.Join(lines, "\n")
 }
 
+// uploadName is the name a chat user knows an upload by: the URL's
+// fragment when the transport put the sender's file name there (a
+// Telegram file URL ends in a generated file_12.pdf), else the last
+// element of its path; control characters are dropped.
+func uploadName(raw string) string {
+	name := path.Base(raw)
+	if pu, err := url.Parse(raw); err == nil {
+		name = path.Base(pu.Path)
+		if pu.Fragment != "" {
+			name = pu.Fragment
+		}
+	}
+	return strings.Map(func(r rune) rune {
+		if r < ' ' || r == 0x7f {
+			return -1
+		}
+		return r
+	}, name)
+}
+
 // fetch downloads one URL after checking scheme, extension, declared
-// type and size; the file is named by its sha256 so a second upload of
-// the same content is recognised.
-func (u *Uploads) fetch(ctx context.Context, raw string) (string, bool, error) {
+// type and size; the file is named by its sha256 (so a second upload of
+// the same content is recognised) and name.
+func (u *Uploads) fetch(ctx context.Context, raw, name string) (string, bool, error) {
 	pu, err := url.Parse(raw)
 	if err != nil || pu.Host == "" {
 		return "", false, errors.New("not a URL")
@@ -184,7 +205,7 @@ func (u *Uploads) fetch(ctx context.Context, raw string) (string, bool, error) {
 		return "", false, fmt.Errorf("the content is not a %s file", ext)
 	}
 	sum := hex.EncodeToString(h.Sum(nil))
-	base := strings.TrimSuffix(path.Base(pu.Path), ext)
+	base := strings.TrimSuffix(name, path.Ext(name))
 	if same, _ := filepath.Glob(filepath.Join(u.Dir, sum[:16]+"-*")); len(same) > 0 {
 		return same[0], true, nil
 	}
@@ -226,6 +247,11 @@ func (u *Uploads) get(ctx context.Context, raw string, limit int64) (*http.Respo
 		var be *fetch.BlockedError
 		if errors.As(err, &be) {
 			return nil, fmt.Errorf("refused: %v", be)
+		}
+		// Without the URL: a Telegram file URL holds the bot's token.
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err
 		}
 		return nil, fmt.Errorf("download failed: %v", err)
 	}

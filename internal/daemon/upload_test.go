@@ -118,3 +118,14 @@ func TestUploadIngestFailureLeavesNothing(t *testing.T) {
 		t.Fatalf("kept %v", entries)
 	}
 }
+
+// A download that fails says why without its URL: a Telegram file URL
+// holds the bot's token.
+func TestUploadDownloadErrorHidesTheURL(t *testing.T) {
+	u := &Uploads{Dir: t.TempDir(), AllowHTTPLoopback: true, Client: &http.Client{},
+		Ingest: func(context.Context, string, []string) Ingested { t.Fatal("nothing to ingest"); return Ingested{} }}
+	reply := u.Handle(context.Background(), "telegram:1", []string{"http://127.0.0.1:1/file/bot123:SECRET/documents/file_3.md#notes.md"})
+	if !strings.HasPrefix(reply, "✗ notes.md: download failed: ") || strings.Contains(reply, "SECRET") || strings.Contains(reply, "\n") {
+		t.Fatalf("reply %q", reply)
+	}
+}

@@ -109,12 +109,15 @@ func TestTelegramUploadDoesNotWaitForTheDeepTier(t *testing.T) {
 	ingestNoDeep(t, w, 40)
 	w.wake = newDeepWake()
 	api := newBotAPI(t)
-	api.files = map[string]string{"documents/quokka-notes.md": "# Quokka field notes\n\nOn Rottnest Island the quokkas sleep through the day under Acacia rostellifera.\n"}
+	// Telegram names the file by its own file_path; the ack uses the
+	// sender's name.
+	api.files = map[string]string{"documents/file_7.md": "# Quokka field notes\n\nOn Rottnest Island the quokkas sleep through the day under Acacia rostellifera.\n"}
 	startTelegram(t, w, api)
 
-	api.push(1, map[string]any{"document": map[string]any{"file_id": "documents/quokka-notes.md", "file_unique_id": "u1", "file_name": "quokka-notes.md"}})
-	ack := api.waitSent(t, w, "quokka-notes.md")
-	if !strings.Contains(ack, "searchable now") || !strings.Contains(ack, "Linked to this chat") {
+	api.push(1, map[string]any{"document": map[string]any{"file_id": "documents/file_7.md", "file_unique_id": "u1", "file_name": "quokka notes.md"}})
+	ack := api.waitSent(t, w, "quokka notes.md")
+	if !strings.HasPrefix(ack, "✓ quokka notes.md: stored as ") || !strings.Contains(ack, "-quokka_notes.md, searchable now") ||
+		!strings.Contains(ack, "Linked to this chat") || strings.Contains(ack, "file_7") {
 		t.Fatalf("ack %q", ack)
 	}
 	if strings.Contains(ack, "corpus embed") || strings.Contains(ack, "deep tier") {

@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -324,6 +325,9 @@ func (t *Transport) upload(ctx context.Context, m *models.Message, out *output) 
 		return
 	}
 	if u, ok := t.fileURL(ctx, m.Document.FileID, out); ok {
+		if m.Document.FileName != "" {
+			u += "#" + url.PathEscape(m.Document.FileName) // the name the sender knows (daemon.Uploads)
+		}
 		t.o.Chat.Upload(ctx, conv(m), []string{u}, out)
 	}
 }

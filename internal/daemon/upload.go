@@ -53,8 +53,9 @@ type Ingester func(ctx context.Context, conversation string, paths []string) Ing
 // Ingested is what an Ingester did with the stored paths.
 type Ingested struct {
 	// Failed holds the paths that are not in the corpus, each with why
-	// (one line). Handle deletes their files: an upload that failed
-	// leaves nothing behind, and sending it again (fixed) starts afresh.
+	// (one line). Handle deletes the files it stored for this message:
+	// an upload that failed leaves nothing behind, and sending it again
+	// (fixed) starts afresh.
 	Failed map[string]string
 	// Note follows the per-file lines (say, what to ask now).
 	Note string
@@ -119,7 +120,9 @@ func (u *Uploads) Handle(ctx context.Context, conversation string, urls []string
 		case up.err != nil:
 			lines = append(lines, fmt.Sprintf("✗ %s: %v", up.name, up.err))
 		case failed:
-			os.Remove(up.path)
+			if !up.dup { // an earlier upload's file may be in the corpus
+				os.Remove(up.path)
+			}
 			lines = append(lines, fmt.Sprintf("✗ %s: %s", up.name, reason))
 		case up.dup:
 			lines = append(lines, fmt.Sprintf("= %s: already uploaded (same content)", up.name))

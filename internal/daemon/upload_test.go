@@ -117,6 +117,20 @@ func TestUploadIngestFailureLeavesNothing(t *testing.T) {
 	if entries, _ := os.ReadDir(dir); len(entries) != 1 || !strings.HasSuffix(entries[0].Name(), "-fine.pdf") {
 		t.Fatalf("kept %v", entries)
 	}
+	// A resend failing for a passing reason (the store was locked) keeps
+	// the file an earlier upload put in the corpus.
+	c.Uploads.Ingest = func(_ context.Context, _ string, paths []string) Ingested {
+		return Ingested{Failed: map[string]string{paths[0]: "not ingested: database is locked"}}
+	}
+	out = newRecorder()
+	c.Upload(context.Background(), "xmpp:a@b", []string{ts.URL + "/fine.pdf"}, out)
+	<-out.done
+	if out.final != "✗ fine.pdf: not ingested: database is locked" || !out.failed {
+		t.Fatalf("reply %q (failed %v)", out.final, out.failed)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+		t.Fatalf("the earlier upload's file was deleted: %v", entries)
+	}
 }
 
 // A download that fails says why without its URL: a Telegram file URL

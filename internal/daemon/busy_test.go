@@ -82,9 +82,9 @@ func TestChatUploadKeepsBusy(t *testing.T) {
 	c := &Chat{Service: NewService(newGateRunner(), 0)}
 	inFlight := -1
 	c.Uploads = &Uploads{Dir: t.TempDir(), Client: NewGuardedClient(tlsCfg, netip.MustParsePrefix("127.0.0.1/32")),
-		Ingest: func(context.Context, string, []string) (string, error) {
+		Ingest: func(context.Context, string, []string) Ingested {
 			inFlight = c.Service.Busy().InFlight()
-			return "ingested", nil
+			return Ingested{}
 		}}
 	out := newRecorder()
 	c.Upload(context.Background(), "xmpp:a@b", []string{ts.URL + "/notes.md"}, out)

@@ -210,7 +210,14 @@ func (c *Chat) Upload(ctx context.Context, conversation string, urls []string, o
 	}
 	defer c.Service.Busy().Begin()() // ingesting: the user waits for it
 	reply := c.Uploads.Handle(ctx, conversation, urls)
-	out.Final(ctx, reply, strings.HasPrefix(reply, "Error") || !strings.Contains(reply, "✓") && !strings.Contains(reply, "="))
+	failed := true // unless a file is in the corpus
+	for _, l := range strings.Split(reply, "\n") {
+		if strings.HasPrefix(l, "✓ ") || strings.HasPrefix(l, "= ") {
+			failed = false
+		}
+	}
+	// Said even when the daemon is stopping (the ingest was cut short).
+	out.Final(context.WithoutCancel(ctx), reply, failed)
 }
 
 func (c *Chat) ask(ctx context.Context, a Ask, out ChatOutput) {

@@ -45,8 +45,21 @@ var uploadTypes = map[string][]string{
 }
 
 // Ingester adds stored uploads to the corpus; the daemon command injects
-// the CLI's ingestion. It returns a one-line summary.
-type Ingester func(ctx context.Context, conversation string, paths []string) (string, error)
+// the CLI's ingestion. It must come back as soon as the files are
+// searchable: slow work (the deep tier) is left to the background, since
+// the chat user waits for the reply.
+type Ingester func(ctx context.Context, conversation string, paths []string) Ingested
+
+// Ingested is what an Ingester did with the stored paths.
+type Ingested struct {
+	// Failed holds the paths that are not in the corpus, each with why
+	// (one line). Handle deletes the files it stored for this message:
+	// an upload that failed leaves nothing behind, and sending it again
+	// (fixed) starts afresh.
+	Failed map[string]string
+	// Note follows the per-file lines (say, what to ask now).
+	Note string
+}
 
 // Uploads downloads documents sent by URL into the first document root
 // and ingests them.
@@ -81,36 +94,72 @@ func (u *Uploads) Handle(ctx context.Context, conversation string, urls []string
 	if len(urls) > MaxUploadFiles {
 		return fmt.Sprintf("Error: %d files in one message; send at most %d.", len(urls), MaxUploadFiles)
 	}
-	var stored, lines []string
+	type upload struct {
+		name, path string
+		dup        bool
+		err        error
+	}
+	var ups []upload
+	var stored []string
 	for _, raw := range urls {
-		p, dup, err := u.fetch(ctx, raw)
-		name := path.Base(raw)
-		switch {
-		case err != nil:
-			lines = append(lines, fmt.Sprintf("✗ %s: %v", name, err))
-		case dup:
-			lines = append(lines, fmt.Sprintf("= %s: already uploaded (same content)", name))
-			stored = append(stored, p)
-		default:
-			lines = append(lines, fmt.Sprintf("✓ %s: stored as %s", name, filepath.Base(p)))
+		name := uploadName(raw)
+		p, dup, err := u.fetch(ctx, raw, name)
+		ups = append(ups, upload{name: name, path: p, dup: dup, err: err})
+		if err == nil {
 			stored = append(stored, p)
 		}
 	}
+	var in Ingested
 	if len(stored) > 0 {
-		summary, err := u.Ingest(ctx, conversation, stored)
-		if err != nil {
-			lines = append(lines, "✗ ingestion failed: "+err.Error())
-		} else if summary != "" {
-			lines = append(lines, summary)
+		in = u.Ingest(ctx, conversation, stored)
+	}
+	var lines []string
+	for _, up := range ups {
+		reason, failed := in.Failed[up.path]
+		switch {
+		case up.err != nil:
+			lines = append(lines, fmt.Sprintf("✗ %s: %v", up.name, up.err))
+		case failed:
+			if !up.dup { // an earlier upload's file may be in the corpus
+				os.Remove(up.path)
+			}
+			lines = append(lines, fmt.Sprintf("✗ %s: %s", up.name, reason))
+		case up.dup:
+			lines = append(lines, fmt.Sprintf("= %s: already uploaded (same content)", up.name))
+		default:
+			lines = append(lines, fmt.Sprintf("✓ %s: stored as %s, searchable now", up.name, filepath.Base(up.path)))
 		}
+	}
+	if in.Note != "" {
+		lines = append(lines, in.Note)
 	}
 	return strings.Join(lines, "\n")
 }
 
+// uploadName is the name a chat user knows an upload by: the URL's
+// fragment when the transport put the sender's file name there (a
+// Telegram file URL ends in a generated file_12.pdf), else the last
+// element of its path; control characters are dropped.
+func uploadName(raw string) string {
+	name := path.Base(raw)
+	if pu, err := url.Parse(raw); err == nil {
+		name = path.Base(pu.Path)
+		if pu.Fragment != "" {
+			name = pu.Fragment
+		}
+	}
+	return strings.Map(func(r rune) rune {
+		if r < ' ' || r == 0x7f {
+			return -1
+		}
+		return r
+	}, name)
+}
+
 // fetch downloads one URL after checking scheme, extension, declared
-// type and size; the file is named by its sha256 so a second upload of
-// the same content is recognised.
-func (u *Uploads) fetch(ctx context.Context, raw string) (string, bool, error) {
+// type and size; the file is named by its sha256 (so a second upload of
+// the same content is recognised) and name.
+func (u *Uploads) fetch(ctx context.Context, raw, name string) (string, bool, error) {
 	pu, err := url.Parse(raw)
 	if err != nil || pu.Host == "" {
 		return "", false, errors.New("not a URL")
@@ -159,7 +208,7 @@ func (u *Uploads) fetch(ctx context.Context, raw string) (string, bool, error) {
 		return "", false, fmt.Errorf("the content is not a %s file", ext)
 	}
 	sum := hex.EncodeToString(h.Sum(nil))
-	base := strings.TrimSuffix(path.Base(pu.Path), ext)
+	base := strings.TrimSuffix(name, path.Ext(name))
 	if same, _ := filepath.Glob(filepath.Join(u.Dir, sum[:16]+"-*")); len(same) > 0 {
 		return same[0], true, nil
 	}
@@ -201,6 +250,11 @@ func (u *Uploads) get(ctx context.Context, raw string, limit int64) (*http.Respo
 		var be *fetch.BlockedError
 		if errors.As(err, &be) {
 			return nil, fmt.Errorf("refused: %v", be)
+		}
+		// Without the URL: a Telegram file URL holds the bot's token.
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err
 		}
 		return nil, fmt.Errorf("download failed: %v", err)
 	}

@@ -39,11 +39,11 @@ func TestUploads(t *testing.T) {
 	var mu sync.Mutex
 	var ingested []string
 	u := &Uploads{Dir: dir, Client: NewGuardedClient(tlsCfg, netip.MustParsePrefix("127.0.0.1/32")),
-		Ingest: func(_ context.Context, conv string, paths []string) (string, error) {
+		Ingest: func(_ context.Context, conv string, paths []string) Ingested {
 			mu.Lock()
 			defer mu.Unlock()
 			ingested = append(ingested, paths...)
-			return "ingested " + conv, nil
+			return Ingested{Note: "ingested " + conv}
 		}}
 	ctx := context.Background()
 	reply := u.Handle(ctx, "xmpp:a@b", []string{ts.URL + "/notes.md", ts.URL + "/huge.pdf", ts.URL + "/fake.pdf",
@@ -74,5 +74,72 @@ func TestUploads(t *testing.T) {
 	}
 	if reply := (&Uploads{}).Handle(ctx, "c", []string{ts.URL}); !strings.Contains(reply, "local_document_roots") {
 		t.Fatal(reply)
+	}
+}
+
+// A stored file the ingester could not take gets one line saying why
+// (not "stored as" and then an error) and is deleted, so nothing is left
+// half-uploaded; the reply is a failure unless some file went in.
+func TestUploadIngestFailureLeavesNothing(t *testing.T) {
+	ts := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/pdf")
+		w.Write([]byte("%PDF-1.4 " + r.URL.Path))
+	}))
+	defer ts.Close()
+	tlsCfg := ts.Client().Transport.(*http.Transport).TLSClientConfig
+	dir := t.TempDir()
+	c := &Chat{Service: NewService(newGateRunner(), 0)}
+	c.Uploads = &Uploads{Dir: dir, Client: NewGuardedClient(tlsCfg, netip.MustParsePrefix("127.0.0.1/32")),
+		Ingest: func(_ context.Context, _ string, paths []string) Ingested {
+			in := Ingested{Failed: map[string]string{}}
+			for _, p := range paths {
+				if strings.Contains(p, "broken") {
+					in.Failed[p] = "corrupt PDF (a=b)"
+				}
+			}
+			return in
+		}}
+	out := newRecorder()
+	c.Upload(context.Background(), "xmpp:a@b", []string{ts.URL + "/broken.pdf"}, out)
+	<-out.done
+	if out.final != "✗ broken.pdf: corrupt PDF (a=b)" || !out.failed {
+		t.Fatalf("reply %q (failed %v)", out.final, out.failed)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Fatalf("left behind: %v", entries)
+	}
+	out = newRecorder()
+	c.Upload(context.Background(), "xmpp:a@b", []string{ts.URL + "/broken.pdf", ts.URL + "/fine.pdf"}, out)
+	<-out.done
+	if !strings.HasPrefix(out.final, "✗ broken.pdf: corrupt PDF") || !strings.Contains(out.final, "\n✓ fine.pdf: stored as ") || out.failed {
+		t.Fatalf("reply %q (failed %v)", out.final, out.failed)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 1 || !strings.HasSuffix(entries[0].Name(), "-fine.pdf") {
+		t.Fatalf("kept %v", entries)
+	}
+	// A resend failing for a passing reason (the store was locked) keeps
+	// the file an earlier upload put in the corpus.
+	c.Uploads.Ingest = func(_ context.Context, _ string, paths []string) Ingested {
+		return Ingested{Failed: map[string]string{paths[0]: "not ingested: database is locked"}}
+	}
+	out = newRecorder()
+	c.Upload(context.Background(), "xmpp:a@b", []string{ts.URL + "/fine.pdf"}, out)
+	<-out.done
+	if out.final != "✗ fine.pdf: not ingested: database is locked" || !out.failed {
+		t.Fatalf("reply %q (failed %v)", out.final, out.failed)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+		t.Fatalf("the earlier upload's file was deleted: %v", entries)
+	}
+}
+
+// A download that fails says why without its URL: a Telegram file URL
+// holds the bot's token.
+func TestUploadDownloadErrorHidesTheURL(t *testing.T) {
+	u := &Uploads{Dir: t.TempDir(), AllowHTTPLoopback: true, Client: &http.Client{},
+		Ingest: func(context.Context, string, []string) Ingested { t.Fatal("nothing to ingest"); return Ingested{} }}
+	reply := u.Handle(context.Background(), "telegram:1", []string{"http://127.0.0.1:1/file/bot123:SECRET/documents/file_3.md#notes.md"})
+	if !strings.HasPrefix(reply, "✗ notes.md: download failed: ") || strings.Contains(reply, "SECRET") || strings.Contains(reply, "\n") {
+		t.Fatalf("reply %q", reply)
 	}
 }

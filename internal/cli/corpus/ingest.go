@@ -90,8 +90,7 @@ func ingestRun(ctx context.Context, opts *IngestOptions) error {
 	if err != nil {
 		return err
 	}
-	in := &research.Ingester{Index: ix, Chunker: research.Chunker{Size: cfg.Research.ChunkSize, Overlap: cfg.Research.ChunkOverlap},
-		Allowed: cfg.Research.AllowedIngestionExtensions}
+	in := NewIngester(cfg, ix)
 	targets, failed := in.Collect(opts.Paths)
 	if len(targets) == 0 && len(failed) == 0 {
 		// Every file of a re-ingested directory was deleted: prune only.

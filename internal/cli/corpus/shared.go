@@ -41,6 +41,13 @@ func NewIndex(cfg *config.Config, st *store.Store, f *cmdutil.Factory) (*researc
 		SnapshotDir: cfg.Paths.CacheDir, Deep: deep}, nil
 }
 
+// NewIngester adds files to ix the way `corpus ingest` does ([research]
+// chunking and allowed extensions); shared with the daemon's uploads.
+func NewIngester(cfg *config.Config, ix *research.Index) *research.Ingester {
+	return &research.Ingester{Index: ix, Chunker: research.Chunker{Size: cfg.Research.ChunkSize, Overlap: cfg.Research.ChunkOverlap},
+		Allowed: cfg.Research.AllowedIngestionExtensions}
+}
+
 // resolveSourceIDs resolves --source values (ids, handles, paths,
 // directories or titles) to source ids.
 func resolveSourceIDs(ctx context.Context, st *store.Store, refs []string) ([]int64, error) {

@@ -11,12 +11,10 @@ import (
 	"strings"
 
 	"github.com/askygo/asky/internal/cli/cmdutil"
-	"github.com/askygo/asky/internal/cli/corpus"
 	"github.com/askygo/asky/internal/config"
 	"github.com/askygo/asky/internal/daemon"
 	"github.com/askygo/asky/internal/daemon/transport/telegram"
 	"github.com/askygo/asky/internal/daemon/transport/xmpp"
-	"github.com/askygo/asky/internal/iostreams"
 	"github.com/askygo/asky/internal/jobs"
 	"github.com/askygo/asky/internal/store"
 	"github.com/askygo/asky/internal/turn/compose"
@@ -86,9 +84,9 @@ func notifier(d deliverer) jobs.Notifier {
 }
 
 // newChat is the chat router every transport shares, over the service
-// that runs the daemon's questions.
-func newChat(ctx context.Context, opts *RunOptions, cfg *config.Config, dc daemon.Config) (*daemon.Chat, error) {
-	up := uploads(opts, cfg)
+// that runs the daemon's questions. Uploads wake the deep tier's background fill.
+func newChat(ctx context.Context, opts *RunOptions, cfg *config.Config, dc daemon.Config, wake deepWake) (*daemon.Chat, error) {
+	up := uploads(opts, cfg, wake)
 	runner := newRunner(opts.Factory)
 	runner.uploadDir = up.Dir
 	media, err := mediaModels(ctx, opts.Factory, cfg, dc)
@@ -141,32 +139,27 @@ func mediaModels(ctx context.Context, f *cmdutil.Factory, cfg *config.Config, dc
 
 // uploads stores chat documents under the first [research]
 // local_document_roots entry (else the data dir's research-corpus),
-// ingests them with `asky corpus ingest` and links them to the chat's
+// ingests them like `asky corpus ingest --no-deep` (ingestUploads; wake
+// starts the deep tier's background fill) and links them to the chat's
 // session (linkUploads).
-func uploads(opts *RunOptions, cfg *config.Config) *daemon.Uploads {
+func uploads(opts *RunOptions, cfg *config.Config, wake deepWake) *daemon.Uploads {
 	dir := filepath.Join(cfg.Paths.DataDir, "research-corpus")
 	if roots := cfg.DocumentRoots(opts.Factory.Getenv); len(roots) > 0 && strings.TrimSpace(roots[0]) != "" {
 		dir = roots[0]
 	}
-	return &daemon.Uploads{Dir: filepath.Join(dir, "uploads"), Ingest: func(ctx context.Context, conversation string, paths []string) (string, error) {
-		ios, _, out, errOut := iostreams.Test()
-		cmd := corpus.NewCmdIngest(opts.Factory.WithIO(ios), nil)
-		cmd.SetArgs(paths)
-		cmd.SetOut(out)
-		cmd.SetErr(errOut)
-		cmd.SilenceErrors, cmd.SilenceUsage = true, true
-		if err := cmd.ExecuteContext(ctx); err != nil {
-			return "", err
+	return &daemon.Uploads{Dir: filepath.Join(dir, "uploads"), Ingest: func(ctx context.Context, conversation string, paths []string) daemon.Ingested {
+		ok, failed := ingestUploads(ctx, opts.Factory, paths, wake)
+		res := daemon.Ingested{Failed: failed}
+		if conversation == "" || len(ok) == 0 {
+			return res
 		}
-		summary := strings.TrimSpace(out.String() + "\n" + errOut.String())
-		if conversation == "" {
-			return summary, nil
-		}
-		note, err := linkUploads(ctx, opts.Factory, conversation, paths)
+		note, err := linkUploads(ctx, opts.Factory, conversation, ok)
 		if err != nil {
-			return summary + "\n✗ not linked to this chat: " + err.Error(), nil
+			res.Note = "✗ not linked to this chat: " + err.Error()
+		} else {
+			res.Note = note
 		}
-		return strings.TrimSpace(summary + "\n" + note), nil
+		return res
 	}}
 }
 

@@ -3,6 +3,7 @@ package daemon
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/askygo/asky/internal/cli/cmdutil"
@@ -15,6 +16,9 @@ import (
 // still lacks (a CLI ingest added some, or a pass was stopped).
 const deepPassInterval = time.Minute
 
+// embeddedLine starts the log line of a pass that embedded chunks.
+const embeddedLine = "deep tier: embedded "
+
 // fillDeepLoop fills the deep tier ([research.deep]) in the background
 // while the daemon serves, so a corpus ingested from the CLI gets its
 // deep vectors without anyone running `asky corpus embed`. Each batch is
@@ -22,15 +26,18 @@ const deepPassInterval = time.Minute
 // fg (the turns in flight): on a small machine a fill on every core
 // would slow every answer for as long as it runs (hours on a big
 // corpus), so it pauses while a turn runs and resumes at full speed
-// when the daemon is idle.
-func fillDeepLoop(ctx context.Context, f *cmdutil.Factory, cfg *config.Config, fg research.Foreground, logf func(string)) {
+// when the daemon is idle. wake starts a pass before the next minute's
+// check (a chat upload added chunks).
+func fillDeepLoop(ctx context.Context, f *cmdutil.Factory, cfg *config.Config, fg research.Foreground, wake deepWake, logf func(string)) {
 	if !cfg.Research.DeepEnabled() {
 		return
 	}
 	last := ""
 	for {
 		msg := fillDeepOnce(ctx, f, cfg, fg)
-		if msg != "" && msg != last {
+		// An error repeated every pass is said once; every pass that
+		// embedded something is (two small uploads read the same).
+		if msg != "" && (msg != last || strings.HasPrefix(msg, embeddedLine)) {
 			logf(msg)
 		}
 		last = msg
@@ -38,6 +45,7 @@ func fillDeepLoop(ctx context.Context, f *cmdutil.Factory, cfg *config.Config, f
 		case <-ctx.Done():
 			return
 		case <-time.After(deepPassInterval):
+		case <-wake:
 		}
 	}
 }
@@ -69,8 +77,10 @@ func fillDeepOnce(ctx context.Context, f *cmdutil.Factory, cfg *config.Config, f
 	switch {
 	case err != nil && ctx.Err() == nil:
 		return fmt.Sprintf("deep tier: %v", err)
+	case n > 0 && ctx.Err() != nil:
+		return fmt.Sprintf(embeddedLine+"%d chunks in %s (stopped; the next start goes on)", n, time.Since(start).Round(time.Second))
 	case n > 0:
-		return fmt.Sprintf("deep tier: embedded %d chunks in %s", n, time.Since(start).Round(time.Second))
+		return fmt.Sprintf(embeddedLine+"%d chunks in %s", n, time.Since(start).Round(time.Second))
 	}
 	return ""
 }

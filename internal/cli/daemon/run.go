@@ -93,7 +93,8 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 	defer lock.Release()
 
 	board := daemon.NewBoard(opts.Factory.Now)
-	chat, err := newChat(ctx, opts, cfg, dc)
+	wake := newDeepWake()
+	chat, err := newChat(ctx, opts, cfg, dc, wake)
 	if err != nil {
 		return err
 	}
@@ -178,7 +179,7 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 	deepDone := make(chan struct{})
 	go func() {
 		defer close(deepDone)
-		fillDeepLoop(runCtx, opts.Factory, cfg, busy, func(line string) { fmt.Fprintln(opts.IO.ErrOut, line) })
+		fillDeepLoop(runCtx, opts.Factory, cfg, busy, wake, func(line string) { fmt.Fprintln(opts.IO.ErrOut, line) })
 	}()
 	defer func() { cancel(); <-deepDone }()
 	var wg sync.WaitGroup
@@ -205,6 +206,11 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 	wg.Wait()
 	cancel()
 	<-saved
+	// The background work says its last (the deep fill: how far it got)
+	// before the daemon says it stopped.
+	<-deepDone
+	<-jobsDone
+	<-stopDone
 	fmt.Fprintf(opts.IO.ErrOut, "asky daemon stopped after %s\n", time.Since(start).Round(time.Second))
 	return errors.Join(errs...)
 }

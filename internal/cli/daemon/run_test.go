@@ -29,6 +29,8 @@ type world struct {
 	stdout *bytes.Buffer
 	stderr *iostreams.SyncBuffer
 	env    map[string]string
+	// wake is what chat uploads wake (runTelegram; nil: nothing).
+	wake deepWake
 }
 
 // newWorld writes a config pointing alias "fake" at the fake LLM, with

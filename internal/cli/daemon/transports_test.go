@@ -72,16 +72,15 @@ func itoa(n int) string { return strconv.Itoa(n) }
 func TestUploadsIngestIntoTheCorpus(t *testing.T) {
 	w := newWorld(t, "\n[research]\nlocal_document_roots = [\"~/docs\"]\n")
 	cfg, _ := w.f.Config()
-	u := uploads(&RunOptions{IO: w.f.IO, Config: w.f.Config, Factory: w.f}, cfg)
+	u := uploads(&RunOptions{IO: w.f.IO, Config: w.f.Config, Factory: w.f}, cfg, nil)
 	if want := filepath.Join(w.home, "docs", "uploads"); u.Dir != want {
 		t.Fatalf("dir %s, want %s", u.Dir, want)
 	}
 	os.MkdirAll(u.Dir, 0o700)
 	p := filepath.Join(u.Dir, "abc-notes.md")
 	os.WriteFile(p, []byte("# Notes\n\nThe daemon ingested this upload about quokkas.\n"), 0o600)
-	summary, err := u.Ingest(context.Background(), "xmpp:a@b", []string{p})
-	if err != nil || !strings.Contains(summary, "1") {
-		t.Fatalf("%q %v", summary, err)
+	if res := u.Ingest(context.Background(), "xmpp:a@b", []string{p}); len(res.Failed) > 0 || !strings.Contains(res.Note, "Linked to this chat") {
+		t.Fatalf("%+v", res)
 	}
 	st, _ := w.f.Store()
 	srcs, err := st.ListCorpusSources(context.Background())

@@ -36,7 +36,7 @@ func runTelegram(t *testing.T, w *world, api *botAPI, offsetFile string) (chat *
 	if err != nil {
 		t.Fatal(err)
 	}
-	chat, err = newChat(context.Background(), &RunOptions{IO: w.f.IO, Config: w.f.Config, Factory: w.f}, cfg, dc)
+	chat, err = newChat(context.Background(), &RunOptions{IO: w.f.IO, Config: w.f.Config, Factory: w.f}, cfg, dc, w.wake)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -312,8 +313,21 @@ func largestPhoto(sizes []models.PhotoSize) models.PhotoSize {
 }
 
 // upload hands a document to the chat's uploads through its file URL.
+// One too large to accept is refused by its declared size, in the same
+// one line as the uploads' own refusals, without downloading it.
 func (t *Transport) upload(ctx context.Context, m *models.Message, out *output) {
+	if d := m.Document; d.FileSize > daemon.MaxUploadBytes {
+		name := d.FileName
+		if name == "" {
+			name = "the document"
+		}
+		out.Final(ctx, fmt.Sprintf("✗ %s: too large (%d MB; the limit is %d MB)", name, d.FileSize>>20, daemon.MaxUploadBytes>>20), true)
+		return
+	}
 	if u, ok := t.fileURL(ctx, m.Document.FileID, out); ok {
+		if m.Document.FileName != "" {
+			u += "#" + url.PathEscape(m.Document.FileName) // the name the sender knows (daemon.Uploads)
+		}
 		t.o.Chat.Upload(ctx, conv(m), []string{u}, out)
 	}
 }

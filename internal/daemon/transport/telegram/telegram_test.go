@@ -293,11 +293,11 @@ func TestDocumentUpload(t *testing.T) {
 	start(t, api, runnerFunc(echo), "", func(o *Options) {
 		o.Chat.Uploads = &daemon.Uploads{Dir: dir, AllowHTTPLoopback: true,
 			Client: daemon.NewGuardedClient(nil, netip.MustParsePrefix("127.0.0.1/32")),
-			Ingest: func(_ context.Context, conv string, paths []string) (string, error) {
+			Ingest: func(_ context.Context, conv string, paths []string) daemon.Ingested {
 				mu.Lock()
 				defer mu.Unlock()
 				got = append(append(got, conv), paths...)
-				return "1 file ingested", nil
+				return daemon.Ingested{Note: "1 file ingested"}
 			}}
 	})
 	api.push(1, 42, 42, "", map[string]any{"document": map[string]any{"file_id": "doc1", "file_unique_id": "u", "file_name": "notes.md"}})

@@ -384,12 +384,12 @@ func TestUploadByOOB(t *testing.T) {
 	var got []string
 	uploads := &daemon.Uploads{Dir: dir,
 		Client: daemon.NewGuardedClient(files.Client().Transport.(*http.Transport).TLSClientConfig, netip.MustParsePrefix("127.0.0.1/32")),
-		Ingest: func(_ context.Context, conv string, paths []string) (string, error) {
+		Ingest: func(_ context.Context, conv string, paths []string) daemon.Ingested {
 			mu.Lock()
 			defer mu.Unlock()
 			got = append(got, conv)
 			got = append(got, paths...)
-			return "1 file ingested", nil
+			return daemon.Ingested{Note: "1 file ingested"}
 		}}
 	f := start(t, runnerFunc(echo), nil)
 	f.tr.o.Chat.Uploads = uploads

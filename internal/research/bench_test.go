@@ -303,7 +303,7 @@ func benchmarkQueries(b *testing.B, n int) {
 		for i := 0; i < b.N; i++ {
 			f := readFloor(parts)
 			t0 := time.Now()
-			_, st, err := snap.topKStats(scanShare{}, qv[i%len(qv)], 100)
+			_, st, err := snap.topKStats(scanShare{}, qv[i%len(qv)], 100, scanWorkers(int64(snap.l.count)*int64(snap.l.dim), snap.l.blocks))
 			d := time.Since(t0)
 			if err != nil {
 				b.Fatal(err)

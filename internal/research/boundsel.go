@@ -70,16 +70,13 @@ func newBoundSelect(n, pool int, shared *sharedFloor) *boundSelect {
 		lower: make([]float32, 0, 2*n), cands: make([]boundCand, 0, 2*pool)}
 }
 
-// threshold is the upper bound a row needs to be kept: the highest floor
-// known to this worker, or the pool's.
-func (b *boundSelect) threshold() float32 { return max(b.own, b.shared.get(), b.poolFloor) }
-
 // block takes a block's dot products. The bounds are float32: their
 // rounding (~2⁻²⁴ of |score|) is far inside the bound's 0.1% margin.
 // Most rows are dropped on an integer compare: with the block's largest
 // scale, a dot product below dmin cannot reach the threshold.
 func (b *boundSelect) block(base int, scores []int32, scales []float32, maxScale, qs, errPerScale float32) {
-	thr := b.threshold()
+	floor := max(b.own, b.shared.get())
+	thr := max(floor, b.poolFloor)
 	dmin := minDot(thr, maxScale, qs, errPerScale)
 	for r, d := range scores {
 		if d < dmin {
@@ -90,11 +87,15 @@ func (b *boundSelect) block(base int, scores []int32, scales []float32, maxScale
 			continue
 		}
 		b.cands = append(b.cands, boundCand{row: uint32(base + r), ub: sc + e})
-		b.lower = append(b.lower, sc-e)
+		// Only a lower bound above the floor can raise it.
+		if lb := sc - e; lb > floor {
+			b.lower = append(b.lower, lb)
+		}
 		if len(b.lower) == 2*b.n || len(b.cands) == 2*b.pool {
 			b.selectLower()
 			b.selectPool()
-			thr = b.threshold()
+			floor = max(b.own, b.shared.get())
+			thr = max(floor, b.poolFloor)
 			dmin = minDot(thr, maxScale, qs, errPerScale)
 		}
 	}

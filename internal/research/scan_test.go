@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand"
+	"runtime"
 	"sync"
 	"testing"
 
@@ -34,7 +35,10 @@ func TestDotKernels(t *testing.T) {
 // TestFlatTopKParallel checks that the block-parallel scan returns what
 // one worker does, ties ordered by id.
 func TestFlatTopKParallel(t *testing.T) {
-	const dim, rows = 16, 5000
+	const dim, rows = 16, 300000 // 19 MB: past parallelMinBytes
+	if w := scanWorkers(dim*rows*4, rows/scanBlockRows); runtime.GOMAXPROCS(0) > 1 && w < 2 {
+		t.Fatalf("%d workers: the test would not scan in parallel", w)
+	}
 	r := rand.New(rand.NewSource(2))
 	ids := make([]int64, rows)
 	flat := make([]float32, rows*dim)

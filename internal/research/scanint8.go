@@ -60,17 +60,18 @@ type rescoreStats struct {
 // whose upper bound reaches the n-th exact score so far. It fails with
 // errSnapshotDamaged when a checksum does not match.
 func (s *snapSet) topK(sh scanShare, qv []float32, n int) ([]Scored, error) {
-	res, _, err := s.topKStats(sh, qv, n)
+	res, _, err := s.topKStats(sh, qv, n, scanWorkers(int64(s.l.count)*int64(s.l.dim), s.l.blocks))
 	return res, err
 }
 
-func (s *snapSet) topKStats(sh scanShare, qv []float32, n int) ([]Scored, rescoreStats, error) {
+// topKStats is topK on the given number of workers, saying what it did.
+func (s *snapSet) topKStats(sh scanShare, qv []float32, n, workers int) ([]Scored, rescoreStats, error) {
 	var st rescoreStats
 	if n <= 0 || s.l.count == 0 {
 		return nil, st, nil
 	}
 	q := newI8Query(qv)
-	workers := scanWorkers(s.l.count, s.l.blocks)
+	workers = max(1, min(workers, s.l.blocks))
 	shared := new(sharedFloor)
 	sel := make([]*boundSelect, workers)
 	for w := range sel {

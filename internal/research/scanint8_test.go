@@ -106,11 +106,17 @@ func TestSnapshotTopK(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			s := rawSnapshot(t, dim, c.vecs)
-			got, st, err := s.topKStats(scanShare{}, q, c.n)
+			got, st, err := s.topKStats(scanShare{}, q, c.n, 1)
 			if err != nil {
 				t.Fatal(err)
 			}
 			t.Logf("%+v", st)
+			// Three workers (sharing a floor, merged after) prove the same
+			// (a capped pool may break ties of equal codes otherwise).
+			par, pst, err := s.topKStats(scanShare{}, q, c.n, 3)
+			if err != nil || pst.exact != st.exact || st.exact && fmt.Sprint(par) != fmt.Sprint(got) {
+				t.Fatalf("3 workers: %v %+v (%v)\n1 worker:  %v %+v", par, pst, err, got, st)
+			}
 			want := exactTop(c.vecs, q, c.n)
 			if st.exact != c.exact {
 				t.Fatalf("proven exact: %v, want %v (%+v)", st.exact, c.exact, st)

@@ -2,7 +2,6 @@ package research
 
 import (
 	"encoding/binary"
-	"fmt"
 	"hash/crc32"
 	"math"
 	"os"
@@ -51,14 +50,16 @@ type rescoreStats struct {
 	exact                bool
 }
 
-// topK returns the n best rows by float32 dot product with qv, exactly.
-// Every row's int8 code is scored; with e its row's error bound
-// (newI8Query), a row's float32 score lies within approx ± e. The n-th
-// best lower bound L is then a floor under the exact n-th score, so only
-// rows whose upper bound reaches L can rank (boundsel.go). The n best
-// upper bounds are rescored with their float32 rows, then the others
-// whose upper bound reaches the n-th exact score so far. It fails with
-// errSnapshotDamaged when a checksum does not match.
+// topK returns the n best rows by float32 dot product with qv. Every
+// row's int8 code is scored; with e its row's error bound (newI8Query), a
+// row's float32 score lies within approx ± e. The n-th best lower bound L
+// is then a floor under the exact n-th score, so only rows whose upper
+// bound reaches L can rank (boundsel.go). The n best upper bounds are
+// rescored with their float32 rows, then the others whose upper bound
+// reaches the n-th exact score so far: the result is exactly the float32
+// scan's unless more than poolFactor·n rows were within the bound of it
+// (rescoreStats.exact says which). It fails with errSnapshotDamaged when
+// a checksum does not match.
 func (s *snapSet) topK(sh scanShare, qv []float32, n int) ([]Scored, error) {
 	res, _, err := s.topKStats(sh, qv, n, scanWorkers(int64(s.l.count)*int64(s.l.dim), s.l.blocks))
 	return res, err
@@ -117,9 +118,6 @@ func (s *snapSet) topKStats(sh scanShare, qv []float32, n, workers int) ([]Score
 	}
 	// Exact unless the pool let go of a row that could have ranked.
 	st.exact = len(exact.s) == 0 || float64(poolFloor) < exact.s[0].Score
-	if os.Getenv("ASKY_DEBUG_SCAN") != "" {
-		fmt.Fprintf(os.Stderr, "scan: n=%d candidates=%d rescored=%d exact=%v errPerScale=%g\n", n, st.candidates, st.rescored, st.exact, q.errPerScale)
-	}
 	out := exact.s
 	sortScored(out)
 	return out, st, nil

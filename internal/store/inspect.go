@@ -50,7 +50,30 @@ func inspect(ctx context.Context, path string, latest int) (current bool, err er
 	if _, err := io.ReadFull(f, h[:]); err == nil && headerCurrent(h[:], st.Size(), latest) {
 		return true, nil
 	}
-	return false, inspectSQL(ctx, path, latest)
+	return false, inspectSQL(ctx, path, st.Size(), latest)
+}
+
+// slowCheckBytes is the database size from which the check before an
+// upgrade is announced: it reads every page, about 25 s per GB here.
+const slowCheckBytes = 256 << 20
+
+type noticeKey struct{}
+
+// WithNotice returns ctx carrying fn, which Open calls with a one-line
+// note before slow one-time work (checking a big database before its
+// schema is upgraded), so a user does not take the wait for a hang.
+func WithNotice(ctx context.Context, fn func(string)) context.Context {
+	return context.WithValue(ctx, noticeKey{}, fn)
+}
+
+// noteSlowCheck announces the page check of a database of size bytes
+// when it will take a while.
+func noteSlowCheck(ctx context.Context, size int64) {
+	fn, _ := ctx.Value(noticeKey{}).(func(string))
+	if fn == nil || size < slowCheckBytes {
+		return
+	}
+	fn(fmt.Sprintf("checking the database (%.1f GB) before upgrading it to this version of asky; this runs once (about half a minute per GB)", float64(size)/(1<<30)))
 }
 
 // headerCurrent reports whether the raw header describes a complete asky
@@ -75,7 +98,7 @@ func headerCurrent(h []byte, size int64, latest int) bool {
 
 // inspectSQL examines path through a read-only connection without the
 // write pragmas of DSN.
-func inspectSQL(ctx context.Context, path string, latest int) error {
+func inspectSQL(ctx context.Context, path string, size int64, latest int) error {
 	// Without a -wal file the main file is the whole database, and
 	// immutable=1 reads it without creating -wal/-shm next to a file we may
 	// be about to refuse. With one (another asky is running, or crashed),
@@ -109,6 +132,7 @@ func inspectSQL(ctx context.Context, path string, latest int) error {
 	// The header was not what a healthy current database shows (older
 	// schema, truncated file, stale header): verify the pages before a
 	// migration writes on top of them.
+	noteSlowCheck(ctx, size)
 	rows, err := db.QueryContext(ctx, "PRAGMA quick_check(5)")
 	if err != nil {
 		return classify(path, err)

@@ -2,6 +2,7 @@ package cmdutil
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"os"
 	"sync"
@@ -99,7 +100,8 @@ func New(io *iostreams.IOStreams) *Factory {
 		if err != nil {
 			return nil, err
 		}
-		st, err := store.Open(context.Background(), cfg.Paths.DB)
+		ctx := store.WithNotice(context.Background(), func(msg string) { fmt.Fprintln(io.ErrOut, "note: "+msg) })
+		st, err := store.Open(ctx, cfg.Paths.DB)
 		if err == nil {
 			f.closers = append(f.closers, func() { st.Close() })
 		}

@@ -114,6 +114,69 @@ func TextSections(text string) []Section {
 	return buildSections(text, canonical(text, hs))
 }
 
+// outlineEntry is one title of a document's outline (PDF bookmarks) with
+// its depth.
+type outlineEntry struct {
+	title string
+	level int
+}
+
+// outlineSections places the outline's titles, in order, on the text lines
+// that show them (a title wrapped over two lines too; a table of contents
+// is passed over), keeping the outline's nesting. Entries not found are
+// left out. It returns nil, leaving headings to TextSections, when fewer
+// than two or than half of the entries are found: that outline does not
+// describe this text.
+func outlineSections(text string, entries []outlineEntry) []Section {
+	if len(entries) < 2 {
+		return nil
+	}
+	lines := strings.SplitAfter(text, "\n")
+	offs := make([]int, len(lines)+1)
+	for i, l := range lines {
+		offs[i+1] = offs[i] + len(l)
+	}
+	tocFrom, tocTo := tocRange(lines)
+	// at maps a normalized title to the lines that show it, ascending; a
+	// negative entry -(i+1) is a title wrapped over lines i and i+1.
+	at := map[string][]int{}
+	for i, l := range lines {
+		if i >= tocFrom && i < tocTo || len(l) > 240 {
+			continue
+		}
+		if k := normTitle(l); k != "" {
+			at[k] = append(at[k], i)
+			if i+1 < len(lines) && len(lines[i+1]) <= 240 && strings.TrimSpace(lines[i+1]) != "" {
+				k2 := normTitle(l + " " + lines[i+1])
+				at[k2] = append(at[k2], -(i + 1))
+			}
+		}
+	}
+	var hs []heading
+	next := 0 // first line a title may be on
+	for _, e := range entries {
+		line, span := -1, 1
+		for _, v := range at[normTitle(e.title)] {
+			i, n := v, 1
+			if v < 0 {
+				i, n = -v-1, 2
+			}
+			if i >= next && (line < 0 || i < line) {
+				line, span = i, n
+			}
+		}
+		if line < 0 {
+			continue
+		}
+		hs = append(hs, heading{title: e.title, level: e.level, start: offs[line], body: offs[line+span]})
+		next = line + span
+	}
+	if len(hs) < 2 || len(hs)*2 < len(entries) {
+		return nil
+	}
+	return buildSections(text, hs)
+}
+
 // tocRange returns the line range [from, to) of the table of contents
 // block (a "contents" line within the first 500 lines and the short lines
 // after it), whose entries must not become headings themselves.

@@ -1,0 +1,108 @@
+package research
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// The fixtures under testdata/extract are written by gen.py there; each
+// reproduces a defect seen on a real document with `make eval-extract`.
+
+func extractFixture(t *testing.T, name string) *Document {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("testdata", "extract", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := Extract(name, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return doc
+}
+
+// A bioRxiv page ends with a three-line licence footer, and the UDHR's
+// "Article N" headings start most pages: the footer goes entirely, the
+// headings (which also recur inside pages) all stay.
+func TestPDFRunningFooterOfThreeLinesAndRecurringHeadings(t *testing.T) {
+	doc := extractFixture(t, "running-lines.pdf")
+	for _, s := range []string{"International license", "peer review", "bioRxiv preprint"} {
+		if strings.Contains(doc.Text, s) {
+			t.Errorf("running footer line %q kept", s)
+		}
+	}
+	for i := 1; i <= 12; i++ {
+		if !strings.Contains(doc.Text, "Article "+itoa(i)+"\n") {
+			t.Errorf("heading Article %d dropped as a running line", i)
+		}
+	}
+	if !strings.Contains(doc.Text, "journal slavery 12.3 by the checkpointer.") {
+		t.Fatalf("body lost: %q", doc.Text)
+	}
+}
+
+// Ligature glyphs become their letters, a soft hyphen at a line end joins
+// the word, and a newline character drawn inside a word does not split it.
+func TestPDFLigaturesSoftHyphensAndInlineNewlines(t *testing.T) {
+	doc := extractFixture(t, "glyphs.pdf")
+	for _, want := range []string{"The first flow", "efficient and reflects", "the checkpointer computes the frames", "promotes respect for locks", "Specific pages"} {
+		if !strings.Contains(CollapseSpace(doc.Text), want) {
+			t.Errorf("missing %q in %q", want, doc.Text)
+		}
+	}
+	if strings.ContainsAny(doc.Text, "\uFB01\uFB02\uFB03\u00AD") {
+		t.Errorf("ligature or soft hyphen left: %q", doc.Text)
+	}
+}
+
+// A PDF outline names the sections: its titles (a wrapped one included)
+// become the sections with their levels, and a broken body line is not
+// taken for a heading.
+func TestPDFOutlineSections(t *testing.T) {
+	doc := extractFixture(t, "outline.pdf")
+	var got []string
+	for _, s := range doc.Sections {
+		got = append(got, itoa(s.Level)+":"+s.Path)
+	}
+	want := []string{
+		"1:Pager Handbook",
+		"2:Pager Handbook > Preface",
+		"2:Pager Handbook > Rollback journal",
+		"2:Pager Handbook > Write-ahead log and checkpoints",
+		"1:Index of terms",
+	}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Fatalf("sections\n got %q\nwant %q", got, want)
+	}
+	for _, s := range doc.Sections {
+		body := doc.Text[s.Start:s.End]
+		if s.Title == "Rollback journal" && !strings.Contains(body, "interrupted transaction") {
+			t.Errorf("section %q does not hold its text: %q", s.Title, body)
+		}
+	}
+	chunks, err := ChunkDocument(doc, Chunker{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range chunks {
+		if strings.Contains(c.Text, "interrupted transaction") && c.Section != "Pager Handbook > Rollback journal" {
+			t.Errorf("chunk section %q", c.Section)
+		}
+	}
+}
+
+// E-books hyphenate with soft hyphens (&shy;): they are dropped, so the
+// word is one token for search; ligatures become letters.
+func TestEPUBSoftHyphensAndLigatures(t *testing.T) {
+	doc := extractFixture(t, "soft-hyphen.epub")
+	for _, want := range []string{"The checkpointer copies", "its efficiency depends on the file system"} {
+		if !strings.Contains(doc.Text, want) {
+			t.Errorf("missing %q in %q", want, doc.Text)
+		}
+	}
+	if len(doc.Sections) == 0 || doc.Sections[0].Title != "Checkpoints" {
+		t.Errorf("sections %+v", doc.Sections)
+	}
+}

@@ -1,0 +1,160 @@
+#!/usr/bin/env python3
+"""Write the small synthetic PDF and EPUB fixtures of extract_docs_test.go.
+
+Each fixture reproduces, in a few hundred bytes, a defect seen on a real
+document (see `make eval-extract`): run `python3 gen.py` in this directory
+after changing it and commit the outputs. Python 3 standard library only.
+
+  running-lines.pdf  a three-line running footer (bioRxiv) and "Article N"
+                     headings that start pages and recur inside them (UDHR)
+  glyphs.pdf         ligature glyphs (/fi /fl /ffi), a soft hyphen at a line
+                     end and a newline character drawn inside a word (OCR
+                     layers such as the UDHR's)
+  outline.pdf        a document outline (bookmarks) whose titles are plain
+                     lines, one of them wrapped over two lines
+  soft-hyphen.epub   soft hyphens (&shy;) and a ligature in the XHTML text
+"""
+import zipfile
+
+
+def pdf_string(b):
+    out = bytearray(b"(")
+    for c in b:
+        if c in b"()\\":
+            out += b"\\" + bytes([c])
+        elif c == 10:
+            out += b"\\n"
+        elif c < 32 or c > 126:
+            out += b"\\%03o" % c
+        else:
+            out.append(c)
+    return bytes(out + b")")
+
+
+def write_pdf(path, pages, outline=None, encoding=b"/WinAnsiEncoding"):
+    """pages: lists of lines (bytes), drawn top-down at 14pt leading.
+    outline: [(title, page index, [children...])]."""
+    objs = []
+
+    def add(body):
+        objs.append(body)
+        return len(objs)
+
+    catalog = add(None)
+    pages_id = add(None)
+    font = add(b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding " + encoding + b" >>")
+    page_ids = []
+    for lines in pages:
+        ops = [b"BT /F1 11 Tf"]
+        y = 740
+        for line in lines:
+            if line:
+                ops.append(b"1 0 0 1 72 %d Tm %s Tj" % (y, pdf_string(line)))
+            y -= 14
+        ops.append(b"ET")
+        stream = b"\n".join(ops)
+        content = add(b"<< /Length %d >>\nstream\n%s\nendstream" % (len(stream), stream))
+        page_ids.append(add(b"<< /Type /Page /Parent %d 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 %d 0 R >> >> /Contents %d 0 R >>" % (pages_id, font, content)))
+    objs[pages_id - 1] = b"<< /Type /Pages /Kids [%s] /Count %d >>" % (b" ".join(b"%d 0 R" % p for p in page_ids), len(page_ids))
+    cat = b"<< /Type /Catalog /Pages %d 0 R" % pages_id
+    if outline:
+        root = add(None)
+
+        def items(parent, entries):
+            ids = [add(None) for _ in entries]
+            for k, (title, page, kids) in enumerate(entries):
+                d = b"<< /Title %s /Parent %d 0 R /Dest [%d 0 R /XYZ 0 792 0]" % (pdf_string(title.encode("latin-1")), parent, page_ids[page])
+                if k > 0:
+                    d += b" /Prev %d 0 R" % ids[k - 1]
+                if k + 1 < len(ids):
+                    d += b" /Next %d 0 R" % ids[k + 1]
+                if kids:
+                    first, last = items(ids[k], kids)
+                    d += b" /First %d 0 R /Last %d 0 R /Count %d" % (first, last, len(kids))
+                objs[ids[k] - 1] = d + b" >>"
+            return ids[0], ids[-1]
+
+        first, last = items(root, outline)
+        objs[root - 1] = b"<< /Type /Outlines /First %d 0 R /Last %d 0 R /Count %d >>" % (first, last, len(outline))
+        cat += b" /Outlines %d 0 R /PageMode /UseOutlines" % root
+    objs[catalog - 1] = cat + b" >>"
+    out = bytearray(b"%PDF-1.4\n")
+    offsets = []
+    for n, body in enumerate(objs, 1):
+        offsets.append(len(out))
+        out += b"%d 0 obj\n%s\nendobj\n" % (n, body)
+    xref = len(out)
+    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objs) + 1)
+    for o in offsets:
+        out += b"%010d 00000 n \n" % o
+    out += b"trailer\n<< /Size %d /Root %d 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objs) + 1, catalog, xref)
+    with open(path, "wb") as f:
+        f.write(out)
+
+
+def running_lines():
+    footer = [
+        b"perpetuity. It is made available under a CC-BY 4.0 International license.",
+        b"preprint (which was not certified by peer review) is the author/funder, who has granted a license.",
+        b"bioRxiv preprint doi: 10.1101/2025.11.07.687135; this version posted February 26, 2026.",
+    ]
+    pages = []
+    for p in range(6):
+        a, b = 2 * p + 1, 2 * p + 2
+        lines = [b"Article %d" % a, b""]
+        lines += [b"Everyone has right number %d.%d to rest and leisure in the pager." % (a, i) for i in range(4)]
+        lines += [b"", b"Article %d" % b, b""]
+        lines += [b"No one shall be held in journal slavery %d.%d by the checkpointer." % (b, i) for i in range(4)]
+        lines += [b""] * 3 + footer
+        pages.append(lines)
+    write_pdf("running-lines.pdf", pages)
+
+
+def glyphs():
+    # Differences: 1 fi, 2 fl, 3 ffi, 4 soft hyphen.
+    enc = b"<< /Type /Encoding /BaseEncoding /WinAnsiEncoding /Differences [1 /fi /fl /ffi /sfthyphen] >>"
+    page = [
+        b"The \x01rst \x02ow of the journal is e\x03cient and re\x02ects every",
+        b"page the pager writes; the checkpointer com\x04",
+        b"putes the frames to copy back, and it promotes res\npect for locks.",
+        b"Speci\x01c pages are never lost.",
+    ]
+    write_pdf("glyphs.pdf", [page], encoding=enc)
+
+
+def outline():
+    pages = [
+        [b"Pager Handbook", b"Preface", b"", b"This handbook explains how the pager keeps pages safe on disk.",
+         b"1. Everyone has the right to a st", b"andard journal, said the first maintainer."],
+        [b"Rollback journal", b"The rollback journal keeps the original content of changed pages",
+         b"so that an interrupted transaction can be undone after a crash."],
+        [b"Write-ahead log and", b"checkpoints", b"The write-ahead log appends new frames; a checkpoint copies",
+         b"them back into the database file.", b"Index of terms", b"journal, frame, checkpoint, pager."],
+    ]
+    toc = [("Pager Handbook", 0, [
+        ("Preface", 0, []),
+        ("Rollback journal", 1, []),
+        ("Write-ahead log and checkpoints", 2, []),
+    ]), ("Index of terms", 2, [])]
+    write_pdf("outline.pdf", pages, outline=toc)
+
+
+def soft_hyphen_epub():
+    files = [
+        ("mimetype", "application/epub+zip"),
+        ("META-INF/container.xml", '<?xml version="1.0"?><container version="1.0" xmlns="urn:oasis:names:tc:opendocument:xmlns:container"><rootfiles><rootfile full-path="content.opf" media-type="application/oebps-package+xml"/></rootfiles></container>'),
+        ("content.opf", '<?xml version="1.0"?><package xmlns="http://www.idpf.org/2007/opf" version="3.0"><metadata xmlns:dc="http://purl.org/dc/elements/1.1/"><dc:title>Hyphenated Book</dc:title></metadata><manifest><item id="c1" href="c1.xhtml" media-type="application/xhtml+xml"/></manifest><spine><itemref idref="c1"/></spine></package>'),
+        ("c1.xhtml", '<html xmlns="http://www.w3.org/1999/xhtml"><body><h1>Check&#xAD;points</h1><p>The check&shy;pointer copies frames from the write-ahead log; its e\ufb03&shy;ciency de&shy;pends on the \ufb01le system.</p></body></html>'),
+    ]
+    with zipfile.ZipFile("soft-hyphen.epub", "w") as z:
+        for name, body in files:
+            info = zipfile.ZipInfo(name, date_time=(2026, 1, 1, 0, 0, 0))
+            info.compress_type = zipfile.ZIP_STORED if name == "mimetype" else zipfile.ZIP_DEFLATED
+            z.writestr(info, body.encode("utf-8"))
+
+
+if __name__ == "__main__":
+    running_lines()
+    glyphs()
+    outline()
+    soft_hyphen_epub()

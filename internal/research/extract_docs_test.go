@@ -106,3 +106,46 @@ func TestEPUBSoftHyphensAndLigatures(t *testing.T) {
 		t.Errorf("sections %+v", doc.Sections)
 	}
 }
+
+// RFC-style numbered headings in a PDF nest by their numbers, so a chunk
+// of 3.1.2 carries the breadcrumb of 3 and 3.1.
+func TestPDFNumberedSectionLevels(t *testing.T) {
+	text := strings.Join([]string{
+		"Abstract", "", "The protocol in brief, as prose that is long enough.", "",
+		"3.  Protocol Endpoints", "", "Endpoints are described here in some words.", "",
+		"3.1.  Authorization Endpoint", "", "The endpoint interacts with the owner.", "",
+		"3.1.2.  Redirection Endpoint", "", "The server redirects the user-agent back.", "",
+		"4.  Obtaining Authorization", "", "Access tokens are obtained by grants.", "",
+		"Appendix A.  Augmented Backus-Naur Form", "", "Syntax is given in ABNF here.", "",
+		"A.1.  client_id Syntax", "", "The client_id element is defined.",
+	}, "\n")
+	var got []string
+	for _, s := range textSections(text, true) {
+		got = append(got, itoa(s.Level)+":"+s.Path)
+	}
+	want := []string{
+		"1:Abstract",
+		"1:3. Protocol Endpoints",
+		"2:3. Protocol Endpoints > 3.1. Authorization Endpoint",
+		"3:3. Protocol Endpoints > 3.1. Authorization Endpoint > 3.1.2. Redirection Endpoint",
+		"1:4. Obtaining Authorization",
+		"1:Appendix A. Augmented Backus-Naur Form",
+		"2:Appendix A. Augmented Backus-Naur Form > A.1. client_id Syntax",
+	}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Fatalf("sections\n got %q\nwant %q", got, want)
+	}
+}
+
+func TestPDFNumberedSectionsNestThroughExtract(t *testing.T) {
+	doc, err := Extract("rfc.pdf", makePDF(t, [][]string{{
+		"3.  Protocol Endpoints", "", "Endpoints are described here in some words.", "",
+		"3.1.  Authorization Endpoint", "", "The endpoint interacts with the owner.",
+	}}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := doc.Sections[len(doc.Sections)-1].Path; got != "3. Protocol Endpoints > 3.1. Authorization Endpoint" {
+		t.Fatalf("path %q", got)
+	}
+}

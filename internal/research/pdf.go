@@ -89,7 +89,7 @@ func parsePDF(data []byte) (*Document, error) {
 	// sections better than line heuristics can.
 	secs := outlineSections(text, pdfOutline(r))
 	if secs == nil {
-		secs = TextSections(text)
+		secs = textSections(text, true)
 	}
 	return &Document{Text: text, Title: title, Sections: secs}, nil
 }

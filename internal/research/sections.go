@@ -86,8 +86,14 @@ var (
 // TextSections detects headings in plain text and PDF text with the
 // original's line heuristics (asky-behavior.md §5.13): short lines scored
 // on chapter/part prefixes, numbering, upper- and title-case ratios, blank
-// lines around them and presence in a table of contents.
-func TextSections(text string) []Section {
+// lines around them and presence in a table of contents. All are level 1.
+func TextSections(text string) []Section { return textSections(text, false) }
+
+// textSections is TextSections; with nest, numbered headings are nested by
+// their numbers (numberedLevel). PDFs nest: RFCs and papers read better
+// with breadcrumbs. Plain text does not: on the license texts of the
+// retrieval eval, nested paths cost a hit.
+func textSections(text string, nest bool) []Section {
 	lines := strings.SplitAfter(text, "\n")
 	toc := tocEntries(lines)
 	tocFrom, tocTo := tocRange(lines)
@@ -109,9 +115,27 @@ func TextSections(text string) []Section {
 		if n := len(hs); n > 0 && strings.EqualFold(hs[n-1].title, title) && start-hs[n-1].start < 400 {
 			continue
 		}
-		hs = append(hs, heading{title: title, level: 1, start: start, body: off})
+		level := 1
+		if nest {
+			level = numberedLevel(title)
+		}
+		hs = append(hs, heading{title: title, level: level, start: start, body: off})
 	}
 	return buildSections(text, canonical(text, hs))
+}
+
+// reSectionNumber is the number of a numbered heading: "3.1.2." or "A.1".
+var reSectionNumber = regexp.MustCompile(`^(?:\d+|[A-Z])((?:\.\d+)*)\.?\s`)
+
+// numberedLevel nests numbered headings by their number ("3.1.2. Redirection
+// Endpoint" is level 3 under "3.1." under "3."), so breadcrumbs read as in
+// the document's table of contents; other headings are level 1.
+func numberedLevel(title string) int {
+	m := reSectionNumber.FindStringSubmatch(title)
+	if m == nil || !reNumbered.MatchString(title) {
+		return 1
+	}
+	return 1 + strings.Count(m[1], ".")
 }
 
 // outlineEntry is one title of a document's outline (PDF bookmarks) with

@@ -149,3 +149,15 @@ func TestPDFNumberedSectionsNestThroughExtract(t *testing.T) {
 		t.Fatalf("path %q", got)
 	}
 }
+
+// With no info title, the single top outline entry that the first page
+// shows is the document's title (the UDHR was listed as "udhr").
+func TestPDFTitleFromOutline(t *testing.T) {
+	doc := extractFixture(t, "outline-title.pdf")
+	if doc.Title != "Universal Pager Declaration" {
+		t.Fatalf("title %q", doc.Title)
+	}
+	if last := doc.Sections[len(doc.Sections)-1]; last.Path != "Universal Pager Declaration > Article 2" {
+		t.Fatalf("sections %+v", doc.Sections)
+	}
+}

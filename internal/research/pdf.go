@@ -82,12 +82,26 @@ func parsePDF(data []byte) (*Document, error) {
 	if len(head) > 4000 {
 		head = head[:4000]
 	}
+	outline := pdfOutline(r)
+	if title == "" {
+		// Without an info title, an outline with one top entry (the UDHR's
+		// "Universal Declaration of Human Rights") names the document.
+		top := 0
+		for _, e := range outline {
+			if e.level == 1 {
+				top++
+			}
+		}
+		if top == 1 && outline[0].level == 1 {
+			title = outline[0].title
+		}
+	}
 	if title != "" && !strings.Contains(NormalizeForMatch(head), NormalizeForMatch(title)) {
 		title = ""
 	}
 	// The outline (bookmarks), when the text shows its titles, names the
 	// sections better than line heuristics can.
-	secs := outlineSections(text, pdfOutline(r))
+	secs := outlineSections(text, outline)
 	if secs == nil {
 		secs = textSections(text, true)
 	}

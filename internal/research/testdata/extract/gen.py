@@ -12,6 +12,8 @@ after changing it and commit the outputs. Python 3 standard library only.
                      layers such as the UDHR's)
   outline.pdf        a document outline (bookmarks) whose titles are plain
                      lines, one of them wrapped over two lines
+  outline-title.pdf  no /Title in the document info, one top outline entry
+                     that the first page shows (the UDHR)
   soft-hyphen.epub   soft hyphens (&shy;) and a ligature in the XHTML text
 """
 import zipfile
@@ -139,6 +141,14 @@ def outline():
     write_pdf("outline.pdf", pages, outline=toc)
 
 
+def outline_title():
+    pages = [[b"Universal Pager Declaration", b"Preamble", b"Whereas pages are written to disk by the pager,",
+              b"Article 1", b"All pages are born equal in dignity and rights."],
+             [b"Article 2", b"Everyone is entitled to a journal."]]
+    toc = [("Universal Pager Declaration", 0, [("Preamble", 0, []), ("Article 1", 0, []), ("Article 2", 1, [])])]
+    write_pdf("outline-title.pdf", pages, outline=toc)
+
+
 def soft_hyphen_epub():
     files = [
         ("mimetype", "application/epub+zip"),
@@ -157,4 +167,5 @@ if __name__ == "__main__":
     running_lines()
     glyphs()
     outline()
+    outline_title()
     soft_hyphen_epub()

@@ -120,7 +120,7 @@ func TestPDFNumberedSectionLevels(t *testing.T) {
 		"A.1.  client_id Syntax", "", "The client_id element is defined.",
 	}, "\n")
 	var got []string
-	for _, s := range textSections(text, true) {
+	for _, s := range textSections(text, true, nil) {
 		got = append(got, itoa(s.Level)+":"+s.Path)
 	}
 	want := []string{
@@ -159,5 +159,28 @@ func TestPDFTitleFromOutline(t *testing.T) {
 	}
 	if last := doc.Sections[len(doc.Sections)-1]; last.Path != "Universal Pager Declaration > Article 2" {
 		t.Fatalf("sections %+v", doc.Sections)
+	}
+}
+
+// Papers set their titles in a bold font: bold lines become sections
+// (a wrapped title is one), subsections nest under the standard section
+// before them, and a bold figure caption is not a heading.
+func TestPDFBoldHeadings(t *testing.T) {
+	doc := extractFixture(t, "bold-headings.pdf")
+	var got []string
+	for _, s := range doc.Sections {
+		got = append(got, itoa(s.Level)+":"+s.Path)
+	}
+	want := []string{
+		"1:Assessment of Pager Function in Databases Using Journals and Write-Ahead Logs",
+		"1:Abstract",
+		"1:Results",
+		"2:Results > Enhanced durability of journal-based rollback versus checkpoints alone",
+		"1:Methods",
+		"2:Methods > Pager instrumentation",
+		"1:References",
+	}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Fatalf("sections\n got %q\nwant %q", got, want)
 	}
 }

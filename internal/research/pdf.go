@@ -57,9 +57,10 @@ func parsePDF(data []byte) (*Document, error) {
 		return nil, skipf("encrypted PDF (password protected)")
 	}
 	var pages []string
+	fonts := fontStats{boldLines: map[string]bool{}}
 	for _, p := range pdfPages(r) {
 		var b strings.Builder
-		pageText(&b, p)
+		pageText(&b, p, &fonts)
 		pages = append(pages, strings.ReplaceAll(b.String(), "\uFFFD", ""))
 	}
 	text := strings.Join(dropRunningLines(pages), "\n")
@@ -103,7 +104,7 @@ func parsePDF(data []byte) (*Document, error) {
 	// sections better than line heuristics can.
 	secs := outlineSections(text, outline)
 	if secs == nil {
-		secs = textSections(text, true)
+		secs = textSections(text, true, fonts.headingLines())
 	}
 	return &Document{Text: text, Title: title, Sections: secs}, nil
 }
@@ -289,11 +290,16 @@ func dropRunningLines(pages []string) []string {
 
 // pageText writes text items in stream order, starting a line when the
 // baseline moves and inserting a space when the horizontal gap is wider
-// than a fraction of the font size.
-func pageText(b *strings.Builder, p pdf.Page) {
+// than a fraction of the font size. It tells fonts which lines are bold.
+func pageText(b *strings.Builder, p pdf.Page, fonts *fontStats) {
 	txt := p.Content().Text
 	var prevY, prevEnd float64
 	first := true
+	lineStart, allBold := 0, true
+	endLine := func() {
+		fonts.line(b.String()[lineStart:], allBold)
+		lineStart, allBold = b.Len(), true
+	}
 	for _, t := range txt {
 		// OCR text layers (the UDHR's) draw newline characters inside
 		// words ("res\npect"); line breaks come from the baseline, so
@@ -307,15 +313,19 @@ func pageText(b *strings.Builder, p pdf.Page) {
 		if !first {
 			tol := math.Max(t.FontSize*0.4, 1)
 			if math.Abs(t.Y-prevY) > tol {
+				endLine()
 				b.WriteByte('\n')
+				lineStart = b.Len()
 			} else if t.X-prevEnd > t.FontSize*0.15 && t.S != " " {
 				b.WriteByte(' ')
 			}
 		}
 		b.WriteString(t.S)
+		allBold = fonts.glyphs(t.S, t.Font) && allBold
 		prevY, prevEnd = t.Y, t.X+t.W
 		first = false
 	}
+	endLine()
 	b.WriteByte('\n')
 }
 

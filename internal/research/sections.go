@@ -87,24 +87,40 @@ var (
 // original's line heuristics (asky-behavior.md §5.13): short lines scored
 // on chapter/part prefixes, numbering, upper- and title-case ratios, blank
 // lines around them and presence in a table of contents. All are level 1.
-func TextSections(text string) []Section { return textSections(text, false) }
+func TextSections(text string) []Section { return textSections(text, false, nil) }
 
 // textSections is TextSections; with nest, numbered headings are nested by
 // their numbers (numberedLevel). PDFs nest: RFCs and papers read better
 // with breadcrumbs. Plain text does not: on the license texts of the
-// retrieval eval, nested paths cost a hit.
-func textSections(text string, nest bool) []Section {
+// retrieval eval, nested paths cost a hit. bold holds the PDF lines set
+// entirely in a bold font (boldKey), which are headings (boldTitle).
+func textSections(text string, nest bool, bold map[string]bool) []Section {
 	lines := strings.SplitAfter(text, "\n")
 	toc := tocEntries(lines)
 	tocFrom, tocTo := tocRange(lines)
 	var hs []heading
 	off := 0
-	for i, line := range lines {
+	var bs boldState
+	for i := 0; i < len(lines); i++ {
+		line := lines[i]
 		start := off
 		off += len(line)
 		t := strings.TrimSpace(line)
 		if i >= tocFrom && i < tocTo {
 			continue
+		}
+		if bold != nil && t != "" && bold[boldKey(t)] {
+			if title, n, level, ok := bs.heading(lines[i:], bold); ok {
+				for k := 1; k < n; k++ {
+					off += len(lines[i+k])
+				}
+				i += n - 1
+				if nest && level == 1 {
+					level = numberedLevel(title)
+				}
+				hs = append(hs, heading{title: title, level: level, start: start, body: off})
+				continue
+			}
 		}
 		s := headingScore(t, i, lines, toc)
 		if s < 0.52 {

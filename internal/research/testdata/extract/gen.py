@@ -14,6 +14,9 @@ after changing it and commit the outputs. Python 3 standard library only.
                      lines, one of them wrapped over two lines
   outline-title.pdf  no /Title in the document info, one top outline entry
                      that the first page shows (the UDHR)
+  bold-headings.pdf  a paper whose section and subsection titles are set in
+                     a bold font, a wrapped one among them, and a bold
+                     figure caption (the bioRxiv paper)
   soft-hyphen.epub   soft hyphens (&shy;) and a ligature in the XHTML text
 """
 import zipfile
@@ -34,8 +37,8 @@ def pdf_string(b):
 
 
 def write_pdf(path, pages, outline=None, encoding=b"/WinAnsiEncoding"):
-    """pages: lists of lines (bytes), drawn top-down at 14pt leading.
-    outline: [(title, page index, [children...])]."""
+    """pages: lists of lines (bytes, or (b"bold", bytes) for Helvetica-Bold),
+    drawn top-down at 14pt leading. outline: [(title, page index, [children...])]."""
     objs = []
 
     def add(body):
@@ -45,18 +48,22 @@ def write_pdf(path, pages, outline=None, encoding=b"/WinAnsiEncoding"):
     catalog = add(None)
     pages_id = add(None)
     font = add(b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding " + encoding + b" >>")
+    bold = add(b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica-Bold /Encoding /WinAnsiEncoding >>")
     page_ids = []
     for lines in pages:
         ops = [b"BT /F1 11 Tf"]
         y = 740
         for line in lines:
+            f = b"/F1 11 Tf "
+            if isinstance(line, tuple):
+                f, line = b"/F2 11 Tf ", line[1]
             if line:
-                ops.append(b"1 0 0 1 72 %d Tm %s Tj" % (y, pdf_string(line)))
+                ops.append(b"%s1 0 0 1 72 %d Tm %s Tj" % (f, y, pdf_string(line)))
             y -= 14
         ops.append(b"ET")
         stream = b"\n".join(ops)
         content = add(b"<< /Length %d >>\nstream\n%s\nendstream" % (len(stream), stream))
-        page_ids.append(add(b"<< /Type /Page /Parent %d 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 %d 0 R >> >> /Contents %d 0 R >>" % (pages_id, font, content)))
+        page_ids.append(add(b"<< /Type /Page /Parent %d 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 %d 0 R /F2 %d 0 R >> >> /Contents %d 0 R >>" % (pages_id, font, bold, content)))
     objs[pages_id - 1] = b"<< /Type /Pages /Kids [%s] /Count %d >>" % (b" ".join(b"%d 0 R" % p for p in page_ids), len(page_ids))
     cat = b"<< /Type /Catalog /Pages %d 0 R" % pages_id
     if outline:
@@ -149,6 +156,22 @@ def outline_title():
     write_pdf("outline-title.pdf", pages, outline=toc)
 
 
+def bold_headings():
+    B = lambda t: (b"bold", t)
+    body = [b"The pager writes pages to the journal before it changes the database file,",
+            b"so that a crash in the middle of a transaction can be rolled back later on."] * 2
+    pages = [
+        [B(b"Assessment of Pager Function in Databases Using"), B(b"Journals and Write-Ahead Logs"), b"",
+         B(b"Abstract"), *body, B(b"Results"),
+         B(b"Enhanced durability of journal-based rollback versus"), B(b"checkpoints alone"), *body,
+         B(b"Fig. 1. Comparison of journal and log modes across page sizes for"), b"several workloads in the benchmark.", *body],
+        [B(b"Methods"), *body, B(b"Pager instrumentation"), *body,
+         B(b"S1 Fig. Throughput of every pager configuration across the"), *body,
+         B(b"References"), b"[1] A. Author. Paging. 2020."],
+    ]
+    write_pdf("bold-headings.pdf", pages)
+
+
 def soft_hyphen_epub():
     files = [
         ("mimetype", "application/epub+zip"),
@@ -168,4 +191,5 @@ if __name__ == "__main__":
     glyphs()
     outline()
     outline_title()
+    bold_headings()
     soft_hyphen_epub()

@@ -37,7 +37,10 @@ func (f *fontStats) glyphs(s, font string) bool {
 
 // line records a finished line of page text.
 func (f *fontStats) line(s string, bold bool) {
-	if k := boldKey(s); bold && k != "" {
+	if !bold {
+		return
+	}
+	if k := boldKey(s); k != "" {
 		f.boldLines[k] = true
 	}
 }

@@ -184,3 +184,25 @@ func TestPDFBoldHeadings(t *testing.T) {
 		t.Fatalf("sections\n got %q\nwant %q", got, want)
 	}
 }
+
+// Chapter files all start at h1; the table of contents (NCX or nav) puts
+// them under their part, so the part is a section and the breadcrumbs
+// read "Part One > Chapter A > Details".
+func TestEPUBTableOfContentsLevels(t *testing.T) {
+	want := []string{
+		"1:Part One",
+		"2:Part One > Chapter A",
+		"3:Part One > Chapter A > Details",
+		"2:Part One > Chapter B",
+	}
+	for _, name := range []string{"toc-ncx.epub", "toc-nav.epub"} {
+		doc := extractFixture(t, name)
+		var got []string
+		for _, s := range doc.Sections {
+			got = append(got, itoa(s.Level)+":"+s.Path)
+		}
+		if strings.Join(got, "|") != strings.Join(want, "|") {
+			t.Errorf("%s sections\n got %q\nwant %q", name, got, want)
+		}
+	}
+}

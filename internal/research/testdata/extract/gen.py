@@ -17,6 +17,9 @@ after changing it and commit the outputs. Python 3 standard library only.
   bold-headings.pdf  a paper whose section and subsection titles are set in
                      a bold font, a wrapped one among them, and a bold
                      figure caption (the bioRxiv paper)
+  toc-ncx.epub       chapter files that all start at h1 under a part named
+  toc-nav.epub       in the table of contents: an EPUB 2 NCX, an EPUB 3 nav
+                     (the SQLite documentation)
   soft-hyphen.epub   soft hyphens (&shy;) and a ligature in the XHTML text
 """
 import zipfile
@@ -172,6 +175,45 @@ def bold_headings():
     write_pdf("bold-headings.pdf", pages)
 
 
+def write_epub(name, files):
+    with zipfile.ZipFile(name, "w") as z:
+        for fname, body in files:
+            info = zipfile.ZipInfo(fname, date_time=(2026, 1, 1, 0, 0, 0))
+            info.compress_type = zipfile.ZIP_STORED if fname == "mimetype" else zipfile.ZIP_DEFLATED
+            z.writestr(info, body.encode("utf-8"))
+
+
+def toc_epubs():
+    container = '<?xml version="1.0"?><container version="1.0" xmlns="urn:oasis:names:tc:opendocument:xmlns:container"><rootfiles><rootfile full-path="OEBPS/content.opf" media-type="application/oebps-package+xml"/></rootfiles></container>'
+    chapters = [
+        ("OEBPS/text/part1.xhtml", "<html><body><h1>Part One</h1></body></html>"),
+        ("OEBPS/text/a.xhtml", "<html><body><h1>Chapter A</h1><p>The pager writes pages.</p><h2>Details</h2><p>Frames go to the log.</p></body></html>"),
+        ("OEBPS/text/b.xhtml", "<html><body><h1>Chapter B</h1><p>Rollback restores the journal.</p></body></html>"),
+    ]
+    items = '<item id="p1" href="text/part1.xhtml" media-type="application/xhtml+xml"/><item id="a" href="text/a.xhtml" media-type="application/xhtml+xml"/><item id="b" href="text/b.xhtml" media-type="application/xhtml+xml"/>'
+    spine = '<itemref idref="p1"/><itemref idref="a"/><itemref idref="b"/>'
+    ncx = ('<?xml version="1.0"?><ncx xmlns="http://www.daisy.org/z3986/2005/ncx/" version="2005-1"><docTitle><text>Pager Book</text></docTitle><navMap>'
+           '<navPoint id="n1"><navLabel><text>Part One</text></navLabel><content src="text/part1.xhtml"/>'
+           '<navPoint id="n2"><navLabel><text>Chapter A</text></navLabel><content src="text/a.xhtml"/></navPoint>'
+           '<navPoint id="n3"><navLabel><text>Details</text></navLabel><content src="text/a.xhtml#details"/></navPoint>'
+           '<navPoint id="n4"><navLabel><text>Chapter B</text></navLabel><content src="text/b.xhtml"/></navPoint>'
+           '</navPoint></navMap></ncx>')
+    write_epub("toc-ncx.epub", [
+        ("mimetype", "application/epub+zip"), ("META-INF/container.xml", container),
+        ("OEBPS/content.opf", '<?xml version="1.0"?><package xmlns="http://www.idpf.org/2007/opf" version="2.0"><metadata xmlns:dc="http://purl.org/dc/elements/1.1/"><dc:title>Pager Book</dc:title></metadata><manifest>'
+         + items + '<item id="ncx" href="toc.ncx" media-type="application/x-dtbncx+xml"/></manifest><spine toc="ncx">' + spine + '</spine></package>'),
+        ("OEBPS/toc.ncx", ncx), *chapters])
+    nav = ('<html xmlns="http://www.w3.org/1999/xhtml" xmlns:epub="http://www.idpf.org/2007/ops"><body>'
+           '<nav epub:type="landmarks"><ol><li><a href="text/b.xhtml">Start</a></li></ol></nav>'
+           '<nav epub:type="toc"><ol><li><a href="text/part1.xhtml">Part One</a><ol>'
+           '<li><a href="text/a.xhtml">Chapter A</a></li><li><a href="text/b.xhtml">Chapter B</a></li></ol></li></ol></nav></body></html>')
+    write_epub("toc-nav.epub", [
+        ("mimetype", "application/epub+zip"), ("META-INF/container.xml", container),
+        ("OEBPS/content.opf", '<?xml version="1.0"?><package xmlns="http://www.idpf.org/2007/opf" version="3.0"><metadata xmlns:dc="http://purl.org/dc/elements/1.1/"><dc:title>Pager Book</dc:title></metadata><manifest>'
+         + items + '<item id="nav" href="nav.xhtml" media-type="application/xhtml+xml" properties="nav"/></manifest><spine>' + spine + '</spine></package>'),
+        ("OEBPS/nav.xhtml", nav), *chapters])
+
+
 def soft_hyphen_epub():
     files = [
         ("mimetype", "application/epub+zip"),
@@ -179,11 +221,7 @@ def soft_hyphen_epub():
         ("content.opf", '<?xml version="1.0"?><package xmlns="http://www.idpf.org/2007/opf" version="3.0"><metadata xmlns:dc="http://purl.org/dc/elements/1.1/"><dc:title>Hyphenated Book</dc:title></metadata><manifest><item id="c1" href="c1.xhtml" media-type="application/xhtml+xml"/></manifest><spine><itemref idref="c1"/></spine></package>'),
         ("c1.xhtml", '<html xmlns="http://www.w3.org/1999/xhtml"><body><h1>Check&#xAD;points</h1><p>The check&shy;pointer copies frames from the write-ahead log; its e\ufb03&shy;ciency de&shy;pends on the \ufb01le system.</p></body></html>'),
     ]
-    with zipfile.ZipFile("soft-hyphen.epub", "w") as z:
-        for name, body in files:
-            info = zipfile.ZipInfo(name, date_time=(2026, 1, 1, 0, 0, 0))
-            info.compress_type = zipfile.ZIP_STORED if name == "mimetype" else zipfile.ZIP_DEFLATED
-            z.writestr(info, body.encode("utf-8"))
+    write_epub("soft-hyphen.epub", files)
 
 
 if __name__ == "__main__":
@@ -192,4 +230,5 @@ if __name__ == "__main__":
     outline()
     outline_title()
     bold_headings()
+    toc_epubs()
     soft_hyphen_epub()

@@ -295,10 +295,12 @@ func pageText(b *strings.Builder, p pdf.Page, fonts *fontStats) {
 	txt := p.Content().Text
 	var prevY, prevEnd float64
 	first := true
-	lineStart, allBold := 0, true
+	// A line with a gap of several characters is table cells, not a
+	// title, even when all bold (a table's header row).
+	lineStart, allBold, cells := 0, true, false
 	endLine := func() {
-		fonts.line(b.String()[lineStart:], allBold)
-		lineStart, allBold = b.Len(), true
+		fonts.line(b.String()[lineStart:], allBold && !cells)
+		lineStart, allBold, cells = b.Len(), true, false
 	}
 	for _, t := range txt {
 		// OCR text layers (the UDHR's) draw newline characters inside
@@ -316,8 +318,9 @@ func pageText(b *strings.Builder, p pdf.Page, fonts *fontStats) {
 				endLine()
 				b.WriteByte('\n')
 				lineStart = b.Len()
-			} else if t.X-prevEnd > t.FontSize*0.15 && t.S != " " {
+			} else if gap := t.X - prevEnd; gap > t.FontSize*0.15 && t.S != " " {
 				b.WriteByte(' ')
+				cells = cells || gap > t.FontSize*2
 			}
 		}
 		b.WriteString(t.S)

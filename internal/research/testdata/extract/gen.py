@@ -15,8 +15,8 @@ after changing it and commit the outputs. Python 3 standard library only.
   outline-title.pdf  no /Title in the document info, one top outline entry
                      that the first page shows (the UDHR)
   bold-headings.pdf  a paper whose section and subsection titles are set in
-                     a bold font, a wrapped one among them, and a bold
-                     figure caption (the bioRxiv paper)
+                     a bold font, a wrapped one among them, a bold figure
+                     caption and a bold table header (the bioRxiv paper)
   toc-ncx.epub       chapter files that all start at h1 under a part named
   toc-nav.epub       in the table of contents: an EPUB 2 NCX, an EPUB 3 nav
                      (the SQLite documentation)
@@ -40,7 +40,8 @@ def pdf_string(b):
 
 
 def write_pdf(path, pages, outline=None, encoding=b"/WinAnsiEncoding"):
-    """pages: lists of lines (bytes, or (b"bold", bytes) for Helvetica-Bold),
+    """pages: lists of lines (bytes, or (b"bold", bytes) for Helvetica-Bold;
+    a line may be a list of table cells (x, bytes)),
     drawn top-down at 14pt leading. outline: [(title, page index, [children...])]."""
     objs = []
 
@@ -60,7 +61,10 @@ def write_pdf(path, pages, outline=None, encoding=b"/WinAnsiEncoding"):
             f = b"/F1 11 Tf "
             if isinstance(line, tuple):
                 f, line = b"/F2 11 Tf ", line[1]
-            if line:
+            if isinstance(line, list):  # table cells: (x, text)
+                for x, cell in line:
+                    ops.append(b"%s1 0 0 1 %d %d Tm %s Tj" % (f, x, y, pdf_string(cell)))
+            elif line:
                 ops.append(b"%s1 0 0 1 72 %d Tm %s Tj" % (f, y, pdf_string(line)))
             y -= 14
         ops.append(b"ET")
@@ -168,7 +172,9 @@ def bold_headings():
          B(b"Abstract"), *body, B(b"Results"),
          B(b"Enhanced durability of journal-based rollback versus"), B(b"checkpoints alone"), *body,
          B(b"Fig. 1. Comparison of journal and log modes across page sizes for"), b"several workloads in the benchmark.", *body],
-        [B(b"Methods"), *body, B(b"Pager instrumentation"), *body,
+        [B(b"Methods"), *body, B([(72, b"Metric"), (250, b"Description"), (420, b"Unit")]),
+         [(72, b"pages"), (250, b"pages written per second"), (420, b"1/s")], *body,
+         B(b"Pager instrumentation"), *body,
          B(b"S1 Fig. Throughput of every pager configuration across the"), *body,
          B(b"References"), b"[1] A. Author. Paging. 2020."],
     ]

@@ -10,6 +10,18 @@ import (
 // The fixtures under testdata/extract are written by gen.py there; each
 // reproduces a defect seen on a real document with `make eval-extract`.
 
+// checkSections compares sections, as "level:path", with want.
+func checkSections(t *testing.T, name string, secs []Section, want ...string) {
+	t.Helper()
+	var got []string
+	for _, s := range secs {
+		got = append(got, itoa(s.Level)+":"+s.Path)
+	}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("%s sections\n got %q\nwant %q", name, got, want)
+	}
+}
+
 func extractFixture(t *testing.T, name string) *Document {
 	t.Helper()
 	data, err := os.ReadFile(filepath.Join("testdata", "extract", name))
@@ -62,20 +74,13 @@ func TestPDFLigaturesSoftHyphensAndInlineNewlines(t *testing.T) {
 // taken for a heading.
 func TestPDFOutlineSections(t *testing.T) {
 	doc := extractFixture(t, "outline.pdf")
-	var got []string
-	for _, s := range doc.Sections {
-		got = append(got, itoa(s.Level)+":"+s.Path)
-	}
-	want := []string{
+	checkSections(t, "outline.pdf", doc.Sections,
 		"1:Pager Handbook",
 		"2:Pager Handbook > Preface",
 		"2:Pager Handbook > Rollback journal",
 		"2:Pager Handbook > Write-ahead log and checkpoints",
 		"1:Index of terms",
-	}
-	if strings.Join(got, "|") != strings.Join(want, "|") {
-		t.Fatalf("sections\n got %q\nwant %q", got, want)
-	}
+	)
 	for _, s := range doc.Sections {
 		body := doc.Text[s.Start:s.End]
 		if s.Title == "Rollback journal" && !strings.Contains(body, "interrupted transaction") {
@@ -119,11 +124,7 @@ func TestPDFNumberedSectionLevels(t *testing.T) {
 		"Appendix A.  Augmented Backus-Naur Form", "", "Syntax is given in ABNF here.", "",
 		"A.1.  client_id Syntax", "", "The client_id element is defined.",
 	}, "\n")
-	var got []string
-	for _, s := range textSections(text, true, nil) {
-		got = append(got, itoa(s.Level)+":"+s.Path)
-	}
-	want := []string{
+	checkSections(t, "numbered", textSections(text, true, nil),
 		"1:Abstract",
 		"1:3. Protocol Endpoints",
 		"2:3. Protocol Endpoints > 3.1. Authorization Endpoint",
@@ -131,10 +132,7 @@ func TestPDFNumberedSectionLevels(t *testing.T) {
 		"1:4. Obtaining Authorization",
 		"1:Appendix A. Augmented Backus-Naur Form",
 		"2:Appendix A. Augmented Backus-Naur Form > A.1. client_id Syntax",
-	}
-	if strings.Join(got, "|") != strings.Join(want, "|") {
-		t.Fatalf("sections\n got %q\nwant %q", got, want)
-	}
+	)
 }
 
 func TestPDFNumberedSectionsNestThroughExtract(t *testing.T) {
@@ -167,11 +165,7 @@ func TestPDFTitleFromOutline(t *testing.T) {
 // before them, and a bold figure caption is not a heading.
 func TestPDFBoldHeadings(t *testing.T) {
 	doc := extractFixture(t, "bold-headings.pdf")
-	var got []string
-	for _, s := range doc.Sections {
-		got = append(got, itoa(s.Level)+":"+s.Path)
-	}
-	want := []string{
+	checkSections(t, "bold-headings.pdf", doc.Sections,
 		"1:Assessment of Pager Function in Databases Using Journals and Write-Ahead Logs",
 		"1:Abstract",
 		"1:Results",
@@ -179,10 +173,7 @@ func TestPDFBoldHeadings(t *testing.T) {
 		"1:Methods",
 		"2:Methods > Pager instrumentation",
 		"1:References",
-	}
-	if strings.Join(got, "|") != strings.Join(want, "|") {
-		t.Fatalf("sections\n got %q\nwant %q", got, want)
-	}
+	)
 }
 
 // Chapter files all start at h1; the table of contents (NCX or nav) puts
@@ -196,13 +187,6 @@ func TestEPUBTableOfContentsLevels(t *testing.T) {
 		"2:Part One > Chapter B",
 	}
 	for _, name := range []string{"toc-ncx.epub", "toc-nav.epub"} {
-		doc := extractFixture(t, name)
-		var got []string
-		for _, s := range doc.Sections {
-			got = append(got, itoa(s.Level)+":"+s.Path)
-		}
-		if strings.Join(got, "|") != strings.Join(want, "|") {
-			t.Errorf("%s sections\n got %q\nwant %q", name, got, want)
-		}
+		checkSections(t, name, extractFixture(t, name).Sections, want...)
 	}
 }

@@ -204,20 +204,17 @@ def toc_epubs():
            '<navPoint id="n3"><navLabel><text>Details</text></navLabel><content src="text/a.xhtml#details"/></navPoint>'
            '<navPoint id="n4"><navLabel><text>Chapter B</text></navLabel><content src="text/b.xhtml"/></navPoint>'
            '</navPoint></navMap></ncx>')
-    write_epub("toc-ncx.epub", [
-        ("mimetype", "application/epub+zip"), ("META-INF/container.xml", container),
-        ("OEBPS/content.opf", '<?xml version="1.0"?><package xmlns="http://www.idpf.org/2007/opf" version="2.0"><metadata xmlns:dc="http://purl.org/dc/elements/1.1/"><dc:title>Pager Book</dc:title></metadata><manifest>'
-         + items + '<item id="ncx" href="toc.ncx" media-type="application/x-dtbncx+xml"/></manifest><spine toc="ncx">' + spine + '</spine></package>'),
-        ("OEBPS/toc.ncx", ncx), *chapters])
     nav = ('<html xmlns="http://www.w3.org/1999/xhtml" xmlns:epub="http://www.idpf.org/2007/ops"><body>'
            '<nav epub:type="landmarks"><ol><li><a href="text/b.xhtml">Start</a></li></ol></nav>'
            '<nav epub:type="toc"><ol><li><a href="text/part1.xhtml">Part One</a><ol>'
            '<li><a href="text/a.xhtml">Chapter A</a></li><li><a href="text/b.xhtml">Chapter B</a></li></ol></li></ol></nav></body></html>')
-    write_epub("toc-nav.epub", [
-        ("mimetype", "application/epub+zip"), ("META-INF/container.xml", container),
-        ("OEBPS/content.opf", '<?xml version="1.0"?><package xmlns="http://www.idpf.org/2007/opf" version="3.0"><metadata xmlns:dc="http://purl.org/dc/elements/1.1/"><dc:title>Pager Book</dc:title></metadata><manifest>'
-         + items + '<item id="nav" href="nav.xhtml" media-type="application/xhtml+xml" properties="nav"/></manifest><spine>' + spine + '</spine></package>'),
-        ("OEBPS/nav.xhtml", nav), *chapters])
+    for name, version, toc_item, spine_attr, toc_file in [
+        ("toc-ncx.epub", "2.0", '<item id="ncx" href="toc.ncx" media-type="application/x-dtbncx+xml"/>', ' toc="ncx"', ("OEBPS/toc.ncx", ncx)),
+        ("toc-nav.epub", "3.0", '<item id="nav" href="nav.xhtml" media-type="application/xhtml+xml" properties="nav"/>', "", ("OEBPS/nav.xhtml", nav)),
+    ]:
+        opf = ('<?xml version="1.0"?><package xmlns="http://www.idpf.org/2007/opf" version="%s"><metadata xmlns:dc="http://purl.org/dc/elements/1.1/">'
+               '<dc:title>Pager Book</dc:title></metadata><manifest>%s%s</manifest><spine%s>%s</spine></package>') % (version, items, toc_item, spine_attr, spine)
+        write_epub(name, [("mimetype", "application/epub+zip"), ("META-INF/container.xml", container), ("OEBPS/content.opf", opf), toc_file, *chapters])
 
 
 def soft_hyphen_epub():

@@ -6,7 +6,7 @@ LDFLAGS   := -s -w -X github.com/askygo/asky/internal/build.Version=$(VERSION)
 BIN       := bin/asky
 PREFIX    ?= $(HOME)/.local
 
-.PHONY: build test cross demo demo-run bench eval eval-semantic eval-deep lint completions check-completions install clean
+.PHONY: build test cross demo demo-run bench eval eval-semantic eval-deep eval-extract lint completions check-completions install clean
 
 build:
 	$(GO) build -trimpath -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/asky
@@ -92,6 +92,18 @@ eval-semantic: build
 # never part of make test.
 eval-deep: build
 	EVAL_DIR=$(EVAL_DIR) internal/research/staticemb/convert/eval-deep.sh
+
+# eval-extract scores PDF and EPUB extraction on real documents against a
+# reference made outside asky (poppler-utils pdftotext for PDF, Python's
+# html.parser over the spine for EPUB): words recovered, in order, broken
+# words, stray characters, running heads left in chunks, outline/TOC titles
+# found as sections, ingest time and memory. Python 3 and poppler-utils;
+# never part of make test.
+#   make eval-extract DOCS=../shared/eval/corpus/documents
+DOCS ?= ../shared/eval/corpus/documents
+eval-extract: build
+	@test -e $(DOCS) || { echo "eval-extract: $(DOCS) not found, skipping"; exit 0; }; \
+	python3 internal/research/extracteval/score.py ./$(BIN) $$(find $(DOCS) -type f \( -iname '*.pdf' -o -iname '*.epub' \) | sort)
 
 # -p 1: packages one at a time, so no benchmark shares the cores with another.
 # The million-chunk benchmarks (BenchmarkQuery1M, BenchmarkCorpusQueryCold1M)

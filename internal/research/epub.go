@@ -89,24 +89,38 @@ func extractEPUB(data []byte) (*Document, error) {
 	var opf struct {
 		Title    []string `xml:"metadata>title"`
 		Manifest []struct {
-			ID        string `xml:"id,attr"`
-			Href      string `xml:"href,attr"`
-			MediaType string `xml:"media-type,attr"`
+			ID         string `xml:"id,attr"`
+			Href       string `xml:"href,attr"`
+			MediaType  string `xml:"media-type,attr"`
+			Properties string `xml:"properties,attr"`
 		} `xml:"manifest>item"`
-		Spine []struct {
-			IDRef string `xml:"idref,attr"`
-		} `xml:"spine>itemref"`
+		Spine struct {
+			TOC   string `xml:"toc,attr"`
+			Items []struct {
+				IDRef string `xml:"idref,attr"`
+			} `xml:"itemref"`
+		} `xml:"spine"`
 	}
 	if err := xml.Unmarshal(opfData, &opf); err != nil {
 		return nil, skipf("corrupt EPUB: bad package document (%v)", err)
 	}
 	hrefs := map[string]string{}
+	dir := path.Dir(opfPath)
+	var navPath, ncxPath string
 	for _, it := range opf.Manifest {
 		hrefs[it.ID] = it.Href
+		full := path.Clean(path.Join(dir, unescapeHref(it.Href)))
+		if strings.Contains(" "+it.Properties+" ", " nav ") {
+			navPath = full
+		} else if it.MediaType == "application/x-dtbncx+xml" && (ncxPath == "" || it.ID == opf.Spine.TOC) {
+			ncxPath = full
+		}
 	}
-	dir := path.Dir(opfPath)
+	// The table of contents nests the chapters (each file's headings start
+	// at h1) under their parts.
+	depths := epubTOCDepths(navPath, ncxPath, read)
 	var b strings.Builder
-	for _, ref := range opf.Spine {
+	for _, ref := range opf.Spine.Items {
 		href, ok := hrefs[ref.IDRef]
 		if !ok {
 			continue
@@ -120,6 +134,9 @@ func extractEPUB(data []byte) (*Document, error) {
 		t, _ := htmlToText(raw)
 		if strings.TrimSpace(t) == "" {
 			continue
+		}
+		if d, ok := depths[name]; ok {
+			t = shiftHeadings(t, d)
 		}
 		b.WriteString(strings.TrimSpace(t))
 		b.WriteString("\n\n")

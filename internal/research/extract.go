@@ -165,4 +165,23 @@ func firstMarkdownH1(text string) string {
 	return ""
 }
 
+// glyphReplacer expands typographic ligatures, which PDF fonts (a Type1
+// font's /fi glyph) and some e-books emit as one code point: "ﬁrst" is a
+// word no query types, and search tokenizes it as is. Soft hyphens (U+00AD,
+// HTML's &shy;) only mark where a word may break; left in, they cut the
+// word in two search tokens ("check­pointer"). A strings.Replacer is safe
+// for concurrent use and never changes.
+var glyphReplacer = strings.NewReplacer(
+	"\uFB00", "ff", "\uFB01", "fi", "\uFB02", "fl", "\uFB03", "ffi", "\uFB04", "ffl",
+	"\uFB05", "st", "\uFB06", "st", "\u00AD", "",
+)
+
+// cleanGlyphs expands ligatures and drops soft hyphens (see glyphReplacer).
+func cleanGlyphs(s string) string {
+	if !strings.ContainsAny(s, "\uFB00\uFB01\uFB02\uFB03\uFB04\uFB05\uFB06\u00AD") {
+		return s
+	}
+	return glyphReplacer.Replace(s)
+}
+
 var errPDFTimeout = errors.New("PDF parsing took too long")

@@ -107,13 +107,13 @@ func htmlToText(src []byte) (string, string) {
 			}
 		case html.TextToken:
 			if inTitle {
-				titleBuf.Write(z.Text())
+				titleBuf.WriteString(cleanGlyphs(string(z.Text())))
 				continue
 			}
 			if skip > 0 {
 				continue
 			}
-			t := string(z.Text())
+			t := cleanGlyphs(string(z.Text()))
 			if inH1 {
 				h1.WriteString(t)
 			}

@@ -57,16 +57,18 @@ func parsePDF(data []byte) (*Document, error) {
 		return nil, skipf("encrypted PDF (password protected)")
 	}
 	var pages []string
+	fonts := fontStats{boldLines: map[string]bool{}}
 	for _, p := range pdfPages(r) {
 		var b strings.Builder
-		pageText(&b, p)
+		pageText(&b, p, &fonts)
 		pages = append(pages, strings.ReplaceAll(b.String(), "\uFFFD", ""))
 	}
 	text := strings.Join(dropRunningLines(pages), "\n")
 	// A word broken at the line end ("training-" / "free") is rejoined
 	// with its hyphen: without a dictionary the hyphen cannot be told from
-	// a soft one, and keeping it never glues two words together.
-	text = joinLineHyphens(text)
+	// a soft one, and keeping it never glues two words together. A soft
+	// hyphen (U+00AD) at the line end is a break and nothing else.
+	text = cleanGlyphs(joinLineHyphens(text))
 	if strings.TrimSpace(text) == "" {
 		return nil, skipf("PDF has no extractable text (scanned images?)")
 	}
@@ -81,11 +83,57 @@ func parsePDF(data []byte) (*Document, error) {
 	if len(head) > 4000 {
 		head = head[:4000]
 	}
+	outline := pdfOutline(r)
+	if title == "" {
+		// Without an info title, an outline with one top entry (the UDHR's
+		// "Universal Declaration of Human Rights") names the document.
+		top := 0
+		for _, e := range outline {
+			if e.level == 1 {
+				top++
+			}
+		}
+		if top == 1 && outline[0].level == 1 {
+			title = outline[0].title
+		}
+	}
 	if title != "" && !strings.Contains(NormalizeForMatch(head), NormalizeForMatch(title)) {
 		title = ""
 	}
-	doc := &Document{Text: text, Title: title, Sections: TextSections(text)}
-	return doc, nil
+	// The outline (bookmarks), when the text shows its titles, names the
+	// sections better than line heuristics can.
+	secs := outlineSections(text, outline)
+	if secs == nil {
+		secs = textSections(text, true, fonts.headingLines())
+	}
+	return &Document{Text: text, Title: title, Sections: secs}, nil
+}
+
+// Outline bounds: a hostile /Next or /First chain may loop.
+const (
+	maxOutlineNodes = 5000
+	maxOutlineDepth = 8
+)
+
+// pdfOutline flattens the document outline (bookmarks) in reading order,
+// each title with its depth (1 for the top entries).
+func pdfOutline(r *pdf.Reader) []outlineEntry {
+	var out []outlineEntry
+	visits := 0
+	var walk func(node pdf.Value, depth int)
+	walk = func(node pdf.Value, depth int) {
+		for c := node.Key("First"); c.Kind() == pdf.Dict && visits < maxOutlineNodes; c = c.Key("Next") {
+			visits++
+			if t := CollapseSpace(cleanGlyphs(c.Key("Title").Text())); t != "" {
+				out = append(out, outlineEntry{title: t, level: depth})
+			}
+			if depth < maxOutlineDepth {
+				walk(c, depth+1)
+			}
+		}
+	}
+	walk(r.Trailer().Key("Root").Key("Outlines"), 1)
+	return out
 }
 
 // pdfPages lists the pages in document order with one walk of the page
@@ -116,9 +164,11 @@ func pdfPages(r *pdf.Reader) []pdf.Page {
 
 // joinLineHyphens removes the line break after a hyphen that ends a line
 // between a letter and a lower-case letter ("training-\nfree" becomes
-// "training-free"); spaces and tabs around the break go too.
+// "training-free"); spaces and tabs around the break go too. After a soft
+// hyphen (U+00AD) the break and the soft hyphen both go ("com\u00AD\nputes"
+// becomes "computes").
 func joinLineHyphens(text string) string {
-	if !strings.Contains(text, "-") {
+	if !strings.Contains(text, "-") && !strings.Contains(text, softHyphen) {
 		return text
 	}
 	var b strings.Builder
@@ -132,19 +182,25 @@ func joinLineHyphens(text string) string {
 		for h >= 0 && (text[h] == ' ' || text[h] == '\t') {
 			h--
 		}
-		if h < 1 || text[h] != '-' {
+		soft := h >= len(softHyphen) && strings.HasSuffix(text[:h+1], softHyphen)
+		if h < 1 || (text[h] != '-' && !soft) {
 			continue
 		}
-		before, _ := utf8.DecodeLastRuneInString(text[:h])
+		end, word := h+1, text[:h] // a hyphen stays, a soft one goes
+		if soft {
+			end = h + 1 - len(softHyphen)
+			word = text[:end]
+		}
+		before, _ := utf8.DecodeLastRuneInString(word)
 		n := i + 1
 		for n < len(text) && (text[n] == ' ' || text[n] == '\t') {
 			n++
 		}
 		after, _ := utf8.DecodeRuneInString(text[n:])
-		if !unicode.IsLetter(before) || !unicode.IsLower(after) {
+		if !unicode.IsLetter(before) || !unicode.IsLower(after) && !(soft && unicode.IsLetter(after)) {
 			continue
 		}
-		b.WriteString(text[last : h+1])
+		b.WriteString(text[last:end])
 		last = n
 	}
 	if last == 0 {
@@ -154,57 +210,72 @@ func joinLineHyphens(text string) string {
 	return b.String()
 }
 
+const softHyphen = "\u00AD"
+
 // reDigits normalises page numbers in running heads and feet.
 var reDigits = regexp.MustCompile(`\d+`)
 
+// runningEdge is how many non-empty lines at the top and at the bottom of
+// a page may be running heads or feet: bioRxiv sets a three-line licence
+// footer, RFCs one line each.
+const runningEdge = 4
+
 // dropRunningLines removes running headers and footers: lines among the
-// first or last two of a page that recur (digits ignored) on at least
-// three pages and a fifth of all pages ("RFC 6749 OAuth 2.0 October 2012",
-// "Hardt Standards Track [Page 12]").
+// first or last runningEdge of a page that recur there (digits ignored) on
+// at least three pages and a fifth of all pages ("RFC 6749 OAuth 2.0
+// October 2012", "Hardt Standards Track [Page 12]"). A line that recurs as
+// often inside pages is content, not a running line: the UDHR's "Article
+// 6" opens a page as other articles open paragraphs. Running lines are
+// peeled from each edge inwards, so a body line that happens to match
+// stays.
 func dropRunningLines(pages []string) []string {
 	if len(pages) < 3 {
 		return pages
 	}
 	key := func(l string) string { return reDigits.ReplaceAllString(strings.Join(strings.Fields(l), " "), "#") }
-	edges := func(lines []string) []int {
+	nonEmpty := func(lines []string) []int {
 		var idx []int
-		var nonEmpty []int
 		for i, l := range lines {
 			if strings.TrimSpace(l) != "" {
-				nonEmpty = append(nonEmpty, i)
-			}
-		}
-		if len(nonEmpty) < 8 {
-			return nil // too short to tell a running line from the body
-		}
-		for k, i := range nonEmpty {
-			if k < 2 || k >= len(nonEmpty)-2 {
 				idx = append(idx, i)
 			}
 		}
 		return idx
 	}
-	count := map[string]int{}
+	edge, inside := map[string]int{}, map[string]int{}
 	split := make([][]string, len(pages))
 	for p, text := range pages {
 		split[p] = strings.Split(text, "\n")
+		idx := nonEmpty(split[p])
+		if len(idx) < 2*runningEdge {
+			continue // too short to tell a running line from the body
+		}
 		seen := map[string]bool{}
-		for _, i := range edges(split[p]) {
-			k := key(split[p][i])
-			if !seen[k] {
-				seen[k] = true
-				count[k]++
+		for k, i := range idx {
+			kk := key(split[p][i])
+			if k >= runningEdge && k < len(idx)-runningEdge {
+				inside[kk]++
+			} else if !seen[kk] {
+				seen[kk] = true
+				edge[kk]++
 			}
 		}
 	}
 	min := max(3, len(pages)/5)
+	running := func(l string) bool { k := key(l); return edge[k] >= min && inside[k]*4 < edge[k] }
 	out := make([]string, len(pages))
 	for p, lines := range split {
+		idx := nonEmpty(lines)
 		drop := map[int]bool{}
-		for _, i := range edges(lines) {
-			if count[key(lines[i])] >= min {
-				drop[i] = true
-			}
+		for k := 0; k < len(idx) && k < runningEdge && running(lines[idx[k]]); k++ {
+			drop[idx[k]] = true
+		}
+		for k := len(idx) - 1; k >= 0 && k >= len(idx)-runningEdge && !drop[idx[k]] && running(lines[idx[k]]); k-- {
+			drop[idx[k]] = true
+		}
+		if len(drop) == 0 {
+			out[p] = pages[p]
+			continue
 		}
 		kept := lines[:0:0]
 		for i, l := range lines {
@@ -219,21 +290,51 @@ func dropRunningLines(pages []string) []string {
 
 // pageText writes text items in stream order, starting a line when the
 // baseline moves and inserting a space when the horizontal gap is wider
-// than a fraction of the font size.
-func pageText(b *strings.Builder, p pdf.Page) {
+// than a fraction of the font size. It tells fonts which lines are bold.
+func pageText(b *strings.Builder, p pdf.Page, fonts *fontStats) {
 	txt := p.Content().Text
 	var prevY, prevEnd float64
-	for i, t := range txt {
-		if i > 0 {
+	first := true
+	// A line with a gap of several characters is table cells, not a
+	// title, even when all bold (a table's header row).
+	lineStart, allBold, cells := 0, true, false
+	endLine := func() {
+		fonts.line(b.String()[lineStart:], allBold && !cells)
+		lineStart, allBold, cells = b.Len(), true, false
+	}
+	for _, t := range txt {
+		// OCR text layers (the UDHR's) draw newline characters inside
+		// words ("res\npect"); line breaks come from the baseline, so
+		// control characters carry nothing.
+		if strings.ContainsFunc(t.S, unicode.IsControl) {
+			t.S = strings.Map(dropControl, t.S)
+			if t.S == "" {
+				continue
+			}
+		}
+		if !first {
 			tol := math.Max(t.FontSize*0.4, 1)
 			if math.Abs(t.Y-prevY) > tol {
+				endLine()
 				b.WriteByte('\n')
-			} else if t.X-prevEnd > t.FontSize*0.15 && t.S != " " {
+				lineStart = b.Len()
+			} else if gap := t.X - prevEnd; gap > t.FontSize*0.15 && t.S != " " {
 				b.WriteByte(' ')
+				cells = cells || gap > t.FontSize*2
 			}
 		}
 		b.WriteString(t.S)
+		allBold = fonts.glyphs(t.S, t.Font) && allBold
 		prevY, prevEnd = t.Y, t.X+t.W
+		first = false
 	}
+	endLine()
 	b.WriteByte('\n')
+}
+
+func dropControl(r rune) rune {
+	if unicode.IsControl(r) {
+		return -1
+	}
+	return r
 }

@@ -86,19 +86,41 @@ var (
 // TextSections detects headings in plain text and PDF text with the
 // original's line heuristics (asky-behavior.md §5.13): short lines scored
 // on chapter/part prefixes, numbering, upper- and title-case ratios, blank
-// lines around them and presence in a table of contents.
-func TextSections(text string) []Section {
+// lines around them and presence in a table of contents. All are level 1.
+func TextSections(text string) []Section { return textSections(text, false, nil) }
+
+// textSections is TextSections; with nest, numbered headings are nested by
+// their numbers (numberedLevel). PDFs nest: RFCs and papers read better
+// with breadcrumbs. Plain text does not: on the license texts of the
+// retrieval eval, nested paths cost a hit. bold holds the PDF lines set
+// entirely in a bold font (boldKey), which are headings (boldTitle).
+func textSections(text string, nest bool, bold map[string]bool) []Section {
 	lines := strings.SplitAfter(text, "\n")
 	toc := tocEntries(lines)
 	tocFrom, tocTo := tocRange(lines)
 	var hs []heading
 	off := 0
-	for i, line := range lines {
+	var bs boldState
+	for i := 0; i < len(lines); i++ {
+		line := lines[i]
 		start := off
 		off += len(line)
 		t := strings.TrimSpace(line)
 		if i >= tocFrom && i < tocTo {
 			continue
+		}
+		if bold != nil && t != "" && bold[boldKey(t)] {
+			if title, n, level, ok := bs.heading(lines[i:], bold); ok {
+				for k := 1; k < n; k++ {
+					off += len(lines[i+k])
+				}
+				i += n - 1
+				if nest && level == 1 {
+					level = numberedLevel(title)
+				}
+				hs = append(hs, heading{title: title, level: level, start: start, body: off})
+				continue
+			}
 		}
 		s := headingScore(t, i, lines, toc)
 		if s < 0.52 {
@@ -109,9 +131,90 @@ func TextSections(text string) []Section {
 		if n := len(hs); n > 0 && strings.EqualFold(hs[n-1].title, title) && start-hs[n-1].start < 400 {
 			continue
 		}
-		hs = append(hs, heading{title: title, level: 1, start: start, body: off})
+		level := 1
+		if nest {
+			level = numberedLevel(title)
+		}
+		hs = append(hs, heading{title: title, level: level, start: start, body: off})
 	}
 	return buildSections(text, canonical(text, hs))
+}
+
+// reSectionNumber is the number of a numbered heading: "3.1.2." or "A.1".
+var reSectionNumber = regexp.MustCompile(`^(?:\d+|[A-Z])((?:\.\d+)*)\.?\s`)
+
+// numberedLevel nests numbered headings by their number ("3.1.2. Redirection
+// Endpoint" is level 3 under "3.1." under "3."), so breadcrumbs read as in
+// the document's table of contents; other headings are level 1.
+func numberedLevel(title string) int {
+	m := reSectionNumber.FindStringSubmatch(title)
+	if m == nil || !reNumbered.MatchString(title) {
+		return 1
+	}
+	return 1 + strings.Count(m[1], ".")
+}
+
+// outlineEntry is one title of a document's outline (PDF bookmarks) with
+// its depth.
+type outlineEntry struct {
+	title string
+	level int
+}
+
+// outlineSections places the outline's titles, in order, on the text lines
+// that show them (a title wrapped over two lines too; a table of contents
+// is passed over), keeping the outline's nesting. Entries not found are
+// left out. It returns nil, leaving headings to TextSections, when fewer
+// than two or than half of the entries are found: that outline does not
+// describe this text.
+func outlineSections(text string, entries []outlineEntry) []Section {
+	if len(entries) < 2 {
+		return nil
+	}
+	lines := strings.SplitAfter(text, "\n")
+	offs := make([]int, len(lines)+1)
+	for i, l := range lines {
+		offs[i+1] = offs[i] + len(l)
+	}
+	tocFrom, tocTo := tocRange(lines)
+	// at maps a normalized title to the lines that show it, ascending; a
+	// negative entry -(i+1) is a title wrapped over lines i and i+1.
+	at := map[string][]int{}
+	for i, l := range lines {
+		if i >= tocFrom && i < tocTo || len(l) > 240 {
+			continue
+		}
+		if k := normTitle(l); k != "" {
+			at[k] = append(at[k], i)
+			if i+1 < len(lines) && len(lines[i+1]) <= 240 && strings.TrimSpace(lines[i+1]) != "" {
+				k2 := normTitle(l + " " + lines[i+1])
+				at[k2] = append(at[k2], -(i + 1))
+			}
+		}
+	}
+	var hs []heading
+	next := 0 // first line a title may be on
+	for _, e := range entries {
+		line, span := -1, 1
+		for _, v := range at[normTitle(e.title)] {
+			i, n := v, 1
+			if v < 0 {
+				i, n = -v-1, 2
+			}
+			if i >= next && (line < 0 || i < line) {
+				line, span = i, n
+			}
+		}
+		if line < 0 {
+			continue
+		}
+		hs = append(hs, heading{title: e.title, level: e.level, start: offs[line], body: offs[line+span]})
+		next = line + span
+	}
+	if len(hs) < 2 || len(hs)*2 < len(entries) {
+		return nil
+	}
+	return buildSections(text, hs)
 }
 
 // tocRange returns the line range [from, to) of the table of contents

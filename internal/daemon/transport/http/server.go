@@ -384,29 +384,13 @@ func unsaved(w http.ResponseWriter, res *turn.Result, err error) bool {
 	return true
 }
 
-// writeTurnError maps a failed ask onto a status code.
+// writeTurnError answers a failed ask (see turnError).
 func writeTurnError(w http.ResponseWriter, err error) {
-	var re *daemon.RequestError
-	switch {
-	case errors.Is(err, daemon.ErrBusy):
-		w.Header().Set("Retry-After", "5")
-		writeError(w, http.StatusTooManyRequests, "busy", err.Error())
-	case errors.As(err, &re):
-		writeError(w, http.StatusBadRequest, "invalid_request_error", re.Error())
-	case errors.Is(err, context.Canceled):
-		writeError(w, http.StatusServiceUnavailable, "interrupted", "the daemon is shutting down; the turn was saved as interrupted")
-	default:
-		writeError(w, http.StatusInternalServerError, "asky_error", err.Error())
-	}
-}
-
-// errorBody is the OpenAI error shape, used by every endpoint.
-func errorBody(typ, msg string) map[string]any {
-	return map[string]any{"error": map[string]any{"message": msg, "type": typ}}
+	turnError(err).write(w)
 }
 
 func writeError(w http.ResponseWriter, status int, typ, msg string) {
-	writeJSON(w, status, errorBody(typ, msg))
+	apiError{Status: status, Type: typ, Message: msg}.write(w)
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {

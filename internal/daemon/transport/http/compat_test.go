@@ -157,24 +157,46 @@ func TestTurnErrorStatuses(t *testing.T) {
 		status      int
 		code, param string
 		retryAfter  string
+		noRetry     bool
 	}{
-		{"unknown model", unknown, 404, "model_not_found", "model", ""},
-		{"default model misconfigured", &config.UnknownAliasError{Alias: "x", From: "general.default_model"}, 500, "", "", ""},
-		{"upstream 429", fmt.Errorf("turn: %w", &llm.Error{Kind: llm.KindRateLimit, Status: 429, RetryAfter: 1500 * time.Millisecond}), 429, "upstream_rate_limited", "", "2"},
-		{"upstream 429 without Retry-After", &llm.Error{Kind: llm.KindRateLimit, Status: 429}, 429, "upstream_rate_limited", "", "1"},
-		{"context overflow", &llm.Error{Kind: llm.KindContextOverflow}, 400, "context_length_exceeded", "messages", ""},
-		{"provider down", &llm.Error{Kind: llm.KindUnreachable}, 502, "", "", ""},
-		{"busy", fmt.Errorf("c: %w", daemon.ErrBusy), 429, "conversation_busy", "", "5"},
-		{"asky", errors.New("disk full"), 500, "", "", ""},
+		{"unknown model", unknown, 404, "model_not_found", "model", "", false},
+		{"default model misconfigured", &config.UnknownAliasError{Alias: "x", From: "general.default_model"}, 500, "", "", "", true},
+		{"upstream 429", fmt.Errorf("turn: %w", &llm.Error{Kind: llm.KindRateLimit, Status: 429, RetryAfter: 1500 * time.Millisecond}), 429, "upstream_rate_limited", "", "2", false},
+		{"upstream 429 without Retry-After", &llm.Error{Kind: llm.KindRateLimit, Status: 429}, 429, "upstream_rate_limited", "", "1", false},
+		{"context overflow", &llm.Error{Kind: llm.KindContextOverflow}, 400, "context_length_exceeded", "messages", "", false},
+		{"provider down", &llm.Error{Kind: llm.KindUnreachable}, 502, "", "", "", true},
+		{"busy", fmt.Errorf("c: %w", daemon.ErrBusy), 429, "conversation_busy", "", "5", false},
+		{"asky", errors.New("disk full"), 500, "", "", "", true},
 	} {
 		srv := newServer(t, &fakeRunner{err: c.err}, Options{})
 		for _, stream := range []string{"false", "true"} {
 			resp, b := do(t, "POST", srv.URL+"/v1/chat/completions", "", `{"model":"nope","stream":`+stream+`,"messages":[{"role":"user","content":"x"}]}`)
 			_, code, param := apiErr(t, b)
-			if resp.StatusCode != c.status || code != c.code || param != c.param || resp.Header.Get("Retry-After") != c.retryAfter {
+			// X-Should-Retry: false keeps the SDKs from running (and
+			// paying for) the whole turn again after asky's own retries.
+			noRetry := resp.Header.Get("X-Should-Retry") == "false"
+			if resp.StatusCode != c.status || code != c.code || param != c.param || resp.Header.Get("Retry-After") != c.retryAfter || noRetry != c.noRetry {
 				t.Errorf("%s (stream %s): %d Retry-After %q %s", c.name, stream, resp.StatusCode, resp.Header.Get("Retry-After"), b)
 			}
 		}
+	}
+}
+
+// models.retrieve(id): GET /v1/models/{id}, 404 model_not_found for an
+// unknown alias.
+func TestModelRetrieve(t *testing.T) {
+	srv := newServer(t, &fakeRunner{}, Options{Token: "t"})
+	resp, b := do(t, "GET", srv.URL+"/v1/models/claude", "t", "")
+	var m struct{ ID, Object string }
+	if resp.StatusCode != 200 || json.Unmarshal([]byte(b), &m) != nil || m.ID != "claude" || m.Object != "model" {
+		t.Fatalf("%d %s", resp.StatusCode, b)
+	}
+	resp, b = do(t, "GET", srv.URL+"/v1/models/nope", "t", "")
+	if _, code, _ := apiErr(t, b); resp.StatusCode != 404 || code != "model_not_found" {
+		t.Fatalf("%d %s", resp.StatusCode, b)
+	}
+	if resp, _ := do(t, "GET", srv.URL+"/v1/models/claude", "", ""); resp.StatusCode != 401 {
+		t.Fatalf("no token: %d", resp.StatusCode)
 	}
 }
 

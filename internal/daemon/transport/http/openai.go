@@ -44,6 +44,11 @@ type apiError struct {
 	Message string
 	// RetryAfter, when positive, is sent as Retry-After (seconds).
 	RetryAfter int
+	// NoRetry sends X-Should-Retry: false, which the OpenAI SDKs obey
+	// over their default of retrying every 5xx twice: asky has already
+	// retried the provider, and each client retry would run (and pay for)
+	// the whole turn again.
+	NoRetry bool
 }
 
 func (e apiError) body() map[string]any {
@@ -60,6 +65,9 @@ func (e apiError) body() map[string]any {
 func (e apiError) write(w http.ResponseWriter) {
 	if e.RetryAfter > 0 {
 		w.Header().Set("Retry-After", strconv.Itoa(e.RetryAfter))
+	}
+	if e.NoRetry {
+		w.Header().Set("X-Should-Retry", "false")
 	}
 	writeJSON(w, e.Status, e.body())
 }
@@ -88,9 +96,9 @@ func turnError(err error) apiError {
 	case errors.As(err, &le) && le.Kind == llm.KindContextOverflow:
 		return apiError{Status: http.StatusBadRequest, Type: "invalid_request_error", Code: "context_length_exceeded", Param: "messages", Message: err.Error()}
 	case errors.As(err, &le):
-		return apiError{Status: http.StatusBadGateway, Type: "upstream_error", Message: err.Error()}
+		return apiError{Status: http.StatusBadGateway, Type: "upstream_error", Message: err.Error(), NoRetry: true}
 	}
-	return apiError{Status: http.StatusInternalServerError, Type: "asky_error", Message: err.Error()}
+	return apiError{Status: http.StatusInternalServerError, Type: "asky_error", Message: err.Error(), NoRetry: true}
 }
 
 // chatOptions are the OpenAI request fields asky cannot honour and must

@@ -65,6 +65,10 @@ print(f"openai {openai.__version__}")
 ids = [m.id for m in client.models.list()]
 check("models.list() lists the aliases", "fake" in ids and "small" in ids, ids)
 
+m = client.models.retrieve("small")
+check("models.retrieve()", m.id == "small" and m.object == "model", m)
+expect_error("models.retrieve(unknown)", openai.NotFoundError, 404, lambda: client.models.retrieve("nope"))
+
 # Non-streaming completion with a multi-turn conversation.
 raw = client.chat.completions.with_raw_response.create(
     model="fake",
@@ -175,6 +179,15 @@ expect_error("empty messages", openai.BadRequestError, 400,
              lambda: client.chat.completions.create(model="fake", messages=[]))
 expect_error("last message not user", openai.BadRequestError, 400, lambda: client.chat.completions.create(
     model="fake", messages=[{"role": "user", "content": "hi"}, {"role": "assistant", "content": "x"}]))
+# A provider that is down: 502, and the SDK (default max_retries=2) does
+# not run the turn again because the daemon says X-Should-Retry: false.
+log = os.path.join(os.environ["ASKY_HOME"], "daemon.log")
+n502 = lambda: open(log).read().count("POST /v1/chat/completions 502")  # noqa: E731
+before502 = n502()
+e = expect_error("provider down", openai.InternalServerError, 502, lambda: OpenAI(
+    base_url=URL + "/v1", api_key=TOKEN).chat.completions.create(model="down", messages=[{"role": "user", "content": "hi"}]))
+check("provider down: the SDK did not retry the turn", n502() - before502 == 1, n502() - before502)
+
 e = None
 for _ in range(10):  # failed authentications are rate limited per address
     try:

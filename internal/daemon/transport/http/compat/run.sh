@@ -56,6 +56,17 @@ api = "fake"
 id = "small-model"
 context_size = 6000
 
+# A provider that is not there: the daemon answers 502 and tells the SDK
+# not to retry.
+[api.down]
+base_url = "http://127.0.0.1:9/v1"
+api_key_env = "FAKE_KEY"
+
+[models.down]
+api = "down"
+id = "down-model"
+context_size = 32000
+
 [daemon.http]
 listen = "127.0.0.1:0"
 # The checks send many requests in a row; the limits are not under test.

@@ -200,6 +200,21 @@ func TestModelRetrieve(t *testing.T) {
 	}
 }
 
+// Unknown endpoints and methods answer in the OpenAI error shape, so an
+// SDK's NotFoundError says what asky serves.
+func TestUnknownEndpointJSON(t *testing.T) {
+	srv := newServer(t, &fakeRunner{}, Options{Token: "t"})
+	resp, b := do(t, "POST", srv.URL+"/v1/embeddings", "t", `{"input":"x"}`)
+	if typ, _, _ := apiErr(t, b); resp.StatusCode != 404 || typ != "not_found" || !strings.Contains(b, "/v1/chat/completions") {
+		t.Fatalf("%d %s", resp.StatusCode, b)
+	}
+	resp, b = do(t, "GET", srv.URL+"/v1/chat/completions", "t", "")
+	if typ, _, _ := apiErr(t, b); resp.StatusCode != 405 || typ != "invalid_request_error" || resp.Header.Get("Allow") == "" ||
+		resp.Header.Get("Content-Type") != "application/json" {
+		t.Fatalf("%d %v %s", resp.StatusCode, resp.Header, b)
+	}
+}
+
 // A client that hangs up mid-stream cancels the turn (the engine saves it
 // as interrupted) and frees the conversation for the next question.
 func TestStreamClientDisconnect(t *testing.T) {

@@ -152,3 +152,33 @@ func ignoredParameters(raw map[string]json.RawMessage) string {
 	slices.Sort(set)
 	return strings.Join(set, ", ")
 }
+
+// jsonFallback answers unknown paths (404) and wrong methods (405, with
+// the mux's Allow header) in the OpenAI error shape rather than the mux's
+// plain text, so an SDK calling an endpoint asky lacks (/v1/embeddings)
+// gets a readable NotFoundError.
+func jsonFallback(mux *http.ServeMux) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h, pattern := mux.Handler(r)
+		if pattern != "" {
+			mux.ServeHTTP(w, r)
+			return
+		}
+		sw := &statusOnly{ResponseWriter: w, status: http.StatusNotFound}
+		h.ServeHTTP(sw, r)
+		if sw.status == http.StatusMethodNotAllowed {
+			writeError(w, sw.status, "invalid_request_error", fmt.Sprintf("%s is not allowed on %s (allowed: %s)", r.Method, r.URL.Path, w.Header().Get("Allow")))
+			return
+		}
+		writeError(w, http.StatusNotFound, "not_found", fmt.Sprintf("no endpoint %s %s: asky serves /v1/chat/completions, /v1/models, /v1/ask, /v1/usage and /v1/health", r.Method, r.URL.Path))
+	})
+}
+
+// statusOnly keeps the status a fallback handler sets and drops its body.
+type statusOnly struct {
+	http.ResponseWriter
+	status int
+}
+
+func (s *statusOnly) WriteHeader(code int)        { s.status = code }
+func (s *statusOnly) Write(b []byte) (int, error) { return len(b), nil }

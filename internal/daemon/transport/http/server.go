@@ -119,7 +119,7 @@ func (s *Server) Handler() http.Handler {
 	mux.Handle("POST /v1/chat/completions", s.guard(s.chat))
 	mux.Handle("POST /v1/ask", s.guard(s.ask))
 	mux.Handle("GET /v1/usage", s.guard(s.usageReport))
-	return s.logged(s.checkHost(mux))
+	return s.logged(s.checkHost(jsonFallback(mux)))
 }
 
 // Serve serves on ln until ctx ends, then cancels the turns in flight

@@ -179,6 +179,18 @@ expect_error("empty messages", openai.BadRequestError, 400,
              lambda: client.chat.completions.create(model="fake", messages=[]))
 expect_error("last message not user", openai.BadRequestError, 400, lambda: client.chat.completions.create(
     model="fake", messages=[{"role": "user", "content": "hi"}, {"role": "assistant", "content": "x"}]))
+# The provider breaks off after some text has streamed: the status is
+# already 200, so the error comes as an SSE error event the SDK raises.
+got, err = "", None
+try:
+    for ch in client.chat.completions.create(model="flaky", stream=True, messages=[{"role": "user", "content": "hi"}]):
+        got += ch.choices[0].delta.content or "" if ch.choices else ""
+except openai.APIError as e:
+    err = e
+check("mid-stream failure: APIError after the partial text", err is not None and "truncated" in str(err) and got.startswith("# Partial"),
+      (got, err))
+check("mid-stream failure: turn recorded as an error", history()[0]["status"] == "error", history()[0])
+
 # A provider that is down: 502, and the SDK (default max_retries=2) does
 # not run the turn again because the daemon says X-Should-Retry: false.
 log = os.path.join(os.environ["ASKY_HOME"], "daemon.log")

@@ -19,10 +19,10 @@ openai_version=${OPENAI_VERSION:-3.54.0}
 llm_version=${LLM_VERSION:-0.36}
 
 tmp=$(mktemp -d)
-fake_pid=""
+fake_pid="" flaky_pid=""
 cleanup() {
 	ASKY_HOME=$tmp/home "$asky" daemon stop >/dev/null 2>&1 || true
-	if [ -n "$fake_pid" ]; then kill "$fake_pid" 2>/dev/null || true; fi
+	for p in $fake_pid $flaky_pid; do kill "$p" 2>/dev/null || true; done
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -34,8 +34,14 @@ if [ ! -x "$venv/bin/python" ]; then python3 -m venv "$venv"; fi
 (cd "$root" && CGO_ENABLED=0 go build -o "$tmp/fakellm" ./internal/llm/llmtest/fakellm)
 "$tmp/fakellm" -delay 20ms >"$tmp/fake.url" &
 fake_pid=$!
-for _ in $(seq 50); do [ -s "$tmp/fake.url" ] && break; sleep 0.1; done
+# A second provider whose first answer breaks off mid-stream (then it
+# answers normally): the error must reach the client as an SSE error event.
+printf '[{"text": "# Partial\\n\\nThis answer breaks off in the middle", "pieces": 8, "truncate_after": 4}]' >"$tmp/flaky.json"
+"$tmp/fakellm" -delay 5ms -script "$tmp/flaky.json" >"$tmp/flaky.url" &
+flaky_pid=$!
+for _ in $(seq 50); do [ -s "$tmp/fake.url" ] && [ -s "$tmp/flaky.url" ] && break; sleep 0.1; done
 fake_url=$(head -n 1 "$tmp/fake.url")
+flaky_url=$(head -n 1 "$tmp/flaky.url")
 
 mkdir -p "$tmp/home"
 cat >"$tmp/home/config.toml" <<TOML
@@ -55,6 +61,15 @@ context_size = 32000
 api = "fake"
 id = "small-model"
 context_size = 6000
+
+[api.flaky]
+base_url = "$flaky_url"
+api_key_env = "FAKE_KEY"
+
+[models.flaky]
+api = "flaky"
+id = "flaky-model"
+context_size = 32000
 
 # A provider that is not there: the daemon answers 502 and tells the SDK
 # not to retry.

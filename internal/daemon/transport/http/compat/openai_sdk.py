@@ -242,5 +242,21 @@ c = client.chat.completions.create(model="fake", user=conv + "-cut",
                                    messages=[{"role": "user", "content": "capital of japan"}])
 check("disconnect: the conversation is not stuck", "Tokyo" in c.choices[0].message.content)
 
+# The same for a non-streaming request: the client times out and leaves.
+before = {h["id"] for h in history()}
+try:
+    client.with_options(timeout=0.1).chat.completions.create(
+        model="fake", user=conv + "-cut", messages=[{"role": "user", "content": "capital of france"}])
+    check("non-stream disconnect: client timed out", False, "the answer came before the timeout")
+except openai.APITimeoutError:
+    pass
+deadline = time.time() + 10
+while time.time() < deadline:
+    new = [h for h in history() if h["id"] not in before]
+    if new and new[0]["status"] != "pending":
+        break
+    time.sleep(0.2)
+check("non-stream disconnect: turn saved as interrupted", len(new) == 1 and new[0]["status"] == "interrupted", new)
+
 print(f"\nopenai SDK: {len(failures)} failed" + (": " + ", ".join(failures) if failures else ""))
 sys.exit(1 if failures else 0)

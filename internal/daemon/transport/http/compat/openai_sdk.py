@@ -58,6 +58,17 @@ def history():
     return json.loads(out.stdout)
 
 
+def settled_turns(before):
+    """The turns recorded since the ids in before, once none is pending."""
+    deadline, new = time.time() + 10, []
+    while time.time() < deadline:
+        new = [h for h in history() if h["id"] not in before]
+        if new and new[0]["status"] != "pending":
+            break
+        time.sleep(0.2)
+    return new
+
+
 client = OpenAI(base_url=URL + "/v1", api_key=TOKEN, max_retries=0)
 print(f"openai {openai.__version__}")
 
@@ -226,13 +237,7 @@ while r.status == 200:
         break  # one real delta, then hang up
 conn.sock.close()
 conn.close()
-deadline = time.time() + 10
-new = []
-while time.time() < deadline:
-    new = [h for h in history() if h["id"] not in before]
-    if new and new[0]["status"] != "pending":
-        break
-    time.sleep(0.2)
+new = settled_turns(before)
 check("disconnect: turn saved as interrupted", len(new) == 1 and new[0]["status"] == "interrupted", new)
 conn = http.client.HTTPConnection(urllib.parse.urlsplit(URL).hostname, urllib.parse.urlsplit(URL).port, timeout=10)
 conn.request("GET", "/v1/health")
@@ -250,12 +255,7 @@ try:
     check("non-stream disconnect: client timed out", False, "the answer came before the timeout")
 except openai.APITimeoutError:
     pass
-deadline = time.time() + 10
-while time.time() < deadline:
-    new = [h for h in history() if h["id"] not in before]
-    if new and new[0]["status"] != "pending":
-        break
-    time.sleep(0.2)
+new = settled_turns(before)
 check("non-stream disconnect: turn saved as interrupted", len(new) == 1 and new[0]["status"] == "interrupted", new)
 
 print(f"\nopenai SDK: {len(failures)} failed" + (": " + ", ".join(failures) if failures else ""))

@@ -6,7 +6,7 @@ LDFLAGS   := -s -w -X github.com/askygo/asky/internal/build.Version=$(VERSION)
 BIN       := bin/asky
 PREFIX    ?= $(HOME)/.local
 
-.PHONY: build test cross demo demo-run bench eval eval-semantic eval-deep eval-extract lint completions check-completions install clean
+.PHONY: build test cross demo demo-run bench eval eval-semantic eval-deep eval-extract compat-clients lint completions check-completions install clean
 
 build:
 	$(GO) build -trimpath -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/asky
@@ -104,6 +104,14 @@ DOCS ?= ../shared/eval/corpus/documents
 eval-extract: build
 	@test -e $(DOCS) || { echo "eval-extract: $(DOCS) not found, skipping"; exit 0; }; \
 	python3 internal/research/extracteval/score.py ./$(BIN) $$(find $(DOCS) -type f \( -iname '*.pdf' -o -iname '*.epub' \) | sort)
+
+# compat-clients drives `asky daemon`'s OpenAI-compatible HTTP API with
+# real clients (the openai Python SDK, the llm CLI, curl) in front of the
+# fake LLM. Python; PyPI on the first run (venv in $$COMPAT_VENV, default
+# /tmp/asky-compat-venv); never part of make test. Pin other client
+# versions with OPENAI_VERSION=… LLM_VERSION=… (or "latest").
+compat-clients: build
+	internal/daemon/transport/http/compat/run.sh
 
 # -p 1: packages one at a time, so no benchmark shares the cores with another.
 # The million-chunk benchmarks (BenchmarkQuery1M, BenchmarkCorpusQueryCold1M)

@@ -171,8 +171,10 @@ func TestRunAnswersLikeTheCLIAndKeepsConversations(t *testing.T) {
 	if code, body := post(t, url+"/v1/ask", "tok", `{"question":"just say kiwi","lean":true}`); code != 200 || !strings.Contains(body, `"session_id":null`) {
 		t.Fatalf("%d %s", code, body)
 	}
-	// Unknown alias is the client's mistake.
-	if code, body := post(t, url+"/v1/ask", "tok", `{"question":"x","model":"nope"}`); code != 400 || !strings.Contains(body, "nope") {
+	// Unknown alias is the client's mistake: 404 model_not_found, as
+	// OpenAI answers (the SDKs raise NotFoundError).
+	if code, body := post(t, url+"/v1/ask", "tok", `{"question":"x","model":"nope"}`); code != 404 || !strings.Contains(body, "nope") ||
+		!strings.Contains(body, `"code":"model_not_found"`) {
 		t.Fatalf("%d %s", code, body)
 	}
 

@@ -1,11 +1,9 @@
 package httpapi
 
 import (
-	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/http"
 	"strings"
@@ -20,14 +18,15 @@ import (
 // ConversationHeader names the conversation; it wins over "user".
 const ConversationHeader = "X-Asky-Conversation"
 
-// chatRequest is the part of an OpenAI chat completion request asky uses;
-// other fields (temperature, tools, …) are accepted and ignored: asky
-// runs its own turn.
+// chatRequest is the part of an OpenAI chat completion request asky uses.
+// What asky cannot honour is refused (chatOptions); sampling parameters
+// are accepted and named in IgnoredHeader; other fields are ignored.
 type chatRequest struct {
 	Model    string        `json:"model"`
 	Messages []chatMessage `json:"messages"`
 	Stream   bool          `json:"stream"`
 	User     string        `json:"user"`
+	chatOptions
 }
 
 type chatMessage struct {
@@ -103,9 +102,24 @@ func (c *chatRequest) toAsk() (daemon.Ask, error) {
 }
 
 func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
-	var req chatRequest
-	if !decode(w, json.NewDecoder(r.Body), &req) {
+	var raw json.RawMessage
+	if !decode(w, json.NewDecoder(r.Body), &raw) {
 		return
+	}
+	var req chatRequest
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &req); err != nil {
+		writeError(w, http.StatusBadRequest, "invalid_request_error", "invalid JSON body: "+err.Error())
+		return
+	}
+	if e := req.check(); e != nil {
+		e.write(w)
+		return
+	}
+	if json.Unmarshal(raw, &fields) == nil {
+		if ignored := ignoredParameters(fields); ignored != "" {
+			w.Header().Set(IgnoredHeader, ignored)
+		}
 	}
 	a, err := req.toAsk()
 	if err != nil {
@@ -142,7 +156,8 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 		})
 		return
 	}
-	sse := &sseWriter{w: w, rc: http.NewResponseController(w), id: id, created: created, model: s.modelName(req.Model)}
+	sse := &sseWriter{w: w, rc: http.NewResponseController(w), id: id, created: created, model: s.modelName(req.Model),
+		includeUsage: req.StreamOptions != nil && req.StreamOptions.IncludeUsage}
 	a.Events = sse.event
 	res, err := s.o.Service.Ask(r.Context(), a)
 	sse.finish(res, err)
@@ -157,6 +172,10 @@ type sseWriter struct {
 	id      string
 	created int64
 	model   string
+	// includeUsage sends usage in a last chunk with no choices
+	// (stream_options.include_usage), as OpenAI does; without it no
+	// chunk carries usage.
+	includeUsage bool
 
 	mu      sync.Mutex
 	started bool
@@ -190,23 +209,27 @@ func (s *sseWriter) begin() {
 	h.Set("Cache-Control", "no-cache")
 	h.Set("X-Accel-Buffering", "no")
 	s.w.WriteHeader(http.StatusOK)
-	s.chunk(map[string]any{"role": "assistant", "content": ""}, nil, nil)
+	s.chunk(map[string]any{"role": "assistant", "content": ""}, nil)
 }
 
 func (s *sseWriter) delta(text string) {
 	s.begin()
-	s.chunk(map[string]any{"content": text}, nil, nil)
+	s.chunk(map[string]any{"content": text}, nil)
 }
 
-// chunk writes one data: event; a client that stops reading for 30 s is
+// chunk writes one chat.completion.chunk with one choice.
+func (s *sseWriter) chunk(delta map[string]any, finish any, extra ...map[string]any) {
+	s.send([]any{map[string]any{"index": 0, "delta": delta, "finish_reason": finish}}, extra...)
+}
+
+// send writes one data: event; a client that stops reading for 30 s is
 // dropped (the turn itself still completes and is saved).
-func (s *sseWriter) chunk(delta map[string]any, finish any, extra map[string]any) {
-	m := map[string]any{
-		"id": s.id, "object": "chat.completion.chunk", "created": s.created, "model": s.model,
-		"choices": []any{map[string]any{"index": 0, "delta": delta, "finish_reason": finish}},
-	}
-	for k, v := range extra {
-		m[k] = v
+func (s *sseWriter) send(choices []any, extra ...map[string]any) {
+	m := map[string]any{"id": s.id, "object": "chat.completion.chunk", "created": s.created, "model": s.model, "choices": choices}
+	for _, e := range extra {
+		for k, v := range e {
+			m[k] = v
+		}
 	}
 	b, _ := json.Marshal(m)
 	s.write("data: " + string(b) + "\n\n")
@@ -234,11 +257,7 @@ func (s *sseWriter) finish(res *turn.Result, err error) {
 	if err != nil {
 		// Mid-stream: the status is already 200, so the error travels as
 		// an event, as OpenAI's own streams do.
-		msg := err.Error()
-		if errors.Is(err, context.Canceled) {
-			msg = "interrupted: the daemon is shutting down; the turn was saved as interrupted"
-		}
-		b, _ := json.Marshal(errorBody("asky_error", msg))
+		b, _ := json.Marshal(turnError(err).body())
 		s.write("data: " + string(b) + "\n\n")
 		s.write("data: [DONE]\n\n")
 		return
@@ -252,7 +271,10 @@ func (s *sseWriter) finish(res *turn.Result, err error) {
 		s.delta(res.Answer)
 	}
 	s.begin()
-	s.chunk(map[string]any{}, "stop", map[string]any{"usage": usage(res), "asky": askyFields(res)})
+	s.chunk(map[string]any{}, "stop", map[string]any{"asky": askyFields(res)})
+	if s.includeUsage {
+		s.send([]any{}, map[string]any{"usage": usage(res)})
+	}
 	s.write("data: [DONE]\n\n")
 }
 

@@ -7,19 +7,22 @@ import (
 )
 
 // logged writes one line per request: time, client, method, path, status,
-// duration and the conversation when named. Bodies and tokens are never
-// logged.
+// duration, the request id (also sent as X-Request-Id, so a client's
+// report can be found here) and the conversation when named. Bodies and
+// tokens are never logged.
 func (s *Server) logged(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := s.o.Now()
+		id := "req_" + randomID()
+		w.Header().Set(RequestIDHeader, id)
 		rec := &recorder{ResponseWriter: w, status: http.StatusOK}
 		next.ServeHTTP(rec, r)
 		conv := r.Header.Get(ConversationHeader)
 		if conv != "" {
 			conv = fmt.Sprintf(" conversation=%q", conv)
 		}
-		fmt.Fprintf(s.o.Log, "%s %s %s %s %d %s%s\n", start.UTC().Format(time.RFC3339), clientIP(r), r.Method, r.URL.EscapedPath(),
-			rec.status, s.o.Now().Sub(start).Round(time.Millisecond), conv)
+		fmt.Fprintf(s.o.Log, "%s %s %s %s %d %s %s%s\n", start.UTC().Format(time.RFC3339), clientIP(r), r.Method, r.URL.EscapedPath(),
+			rec.status, s.o.Now().Sub(start).Round(time.Millisecond), id, conv)
 	})
 }
 

@@ -115,10 +115,11 @@ func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /v1/health", s.health)
 	mux.Handle("GET /v1/models", s.guard(s.models))
+	mux.Handle("GET /v1/models/{model}", s.guard(s.model))
 	mux.Handle("POST /v1/chat/completions", s.guard(s.chat))
 	mux.Handle("POST /v1/ask", s.guard(s.ask))
 	mux.Handle("GET /v1/usage", s.guard(s.usageReport))
-	return s.logged(s.checkHost(mux))
+	return s.logged(s.checkHost(jsonFallback(mux)))
 }
 
 // Serve serves on ln until ctx ends, then cancels the turns in flight
@@ -269,22 +270,41 @@ func (s *Server) health(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]string{"status": "ok", "version": s.o.Version})
 }
 
-func (s *Server) models(w http.ResponseWriter, r *http.Request) {
-	type entry struct {
-		ID      string `json:"id"`
-		Object  string `json:"object"`
-		Created int64  `json:"created"`
-		OwnedBy string `json:"owned_by"`
-		Model   string `json:"asky_model_id,omitempty"`
-		Default bool   `json:"asky_default,omitempty"`
-	}
-	list := []entry{}
+// modelEntry is one model in OpenAI's shape, with asky's additions.
+type modelEntry struct {
+	ID      string `json:"id"`
+	Object  string `json:"object"`
+	Created int64  `json:"created"`
+	OwnedBy string `json:"owned_by"`
+	Model   string `json:"asky_model_id,omitempty"`
+	Default bool   `json:"asky_default,omitempty"`
+}
+
+func (s *Server) modelList() []modelEntry {
+	list := []modelEntry{}
 	if s.o.Models != nil {
 		for _, m := range s.o.Models() {
-			list = append(list, entry{ID: m.Alias, Object: "model", OwnedBy: "asky", Model: m.ID, Default: m.Default})
+			list = append(list, modelEntry{ID: m.Alias, Object: "model", OwnedBy: "asky", Model: m.ID, Default: m.Default})
 		}
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"object": "list", "data": list})
+	return list
+}
+
+func (s *Server) models(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, http.StatusOK, map[string]any{"object": "list", "data": s.modelList()})
+}
+
+// model is GET /v1/models/{model} (the SDKs' models.retrieve).
+func (s *Server) model(w http.ResponseWriter, r *http.Request) {
+	name := r.PathValue("model")
+	for _, m := range s.modelList() {
+		if m.ID == name {
+			writeJSON(w, http.StatusOK, m)
+			return
+		}
+	}
+	apiError{Status: http.StatusNotFound, Type: "invalid_request_error", Code: "model_not_found", Param: "model",
+		Message: fmt.Sprintf("unknown model alias %q (GET /v1/models lists the aliases)", name)}.write(w)
 }
 
 // askRequest is POST /v1/ask.
@@ -384,29 +404,13 @@ func unsaved(w http.ResponseWriter, res *turn.Result, err error) bool {
 	return true
 }
 
-// writeTurnError maps a failed ask onto a status code.
+// writeTurnError answers a failed ask (see turnError).
 func writeTurnError(w http.ResponseWriter, err error) {
-	var re *daemon.RequestError
-	switch {
-	case errors.Is(err, daemon.ErrBusy):
-		w.Header().Set("Retry-After", "5")
-		writeError(w, http.StatusTooManyRequests, "busy", err.Error())
-	case errors.As(err, &re):
-		writeError(w, http.StatusBadRequest, "invalid_request_error", re.Error())
-	case errors.Is(err, context.Canceled):
-		writeError(w, http.StatusServiceUnavailable, "interrupted", "the daemon is shutting down; the turn was saved as interrupted")
-	default:
-		writeError(w, http.StatusInternalServerError, "asky_error", err.Error())
-	}
-}
-
-// errorBody is the OpenAI error shape, used by every endpoint.
-func errorBody(typ, msg string) map[string]any {
-	return map[string]any{"error": map[string]any{"message": msg, "type": typ}}
+	turnError(err).write(w)
 }
 
 func writeError(w http.ResponseWriter, status int, typ, msg string) {
-	writeJSON(w, status, errorBody(typ, msg))
+	apiError{Status: status, Type: typ, Message: msg}.write(w)
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {

@@ -13,6 +13,9 @@ var (
 	reStrike = regexp.MustCompile(`~~(\S(?:.*?\S)?)~~`)
 	reLink   = regexp.MustCompile(`\[([^\]]+)\]\((https?://[^\s)]+)\)`)
 	reBullet = regexp.MustCompile(`^(\s*)[*+-]\s+`)
+	// boldTags puts the bold tags in after italics are matched (built
+	// once: a Replacer is costly to build and safe to share).
+	boldTags = strings.NewReplacer("\x01", "<b>", "\x03", "</b>")
 )
 
 // HTML converts the model's markdown to the HTML subset Telegram
@@ -76,7 +79,7 @@ func inline(s string) string {
 		p = html.EscapeString(p)
 		p = reBold.ReplaceAllString(p, "\x01$1$2\x03")
 		p = reItalic.ReplaceAllString(p, "$1<i>$2</i>$3")
-		p = strings.NewReplacer("\x01", "<b>", "\x03", "</b>").Replace(p)
+		p = boldTags.Replace(p)
 		p = reStrike.ReplaceAllString(p, "<s>$1</s>")
 		for i, l := range links {
 			p = strings.Replace(p, "\x02"+string(rune('0'+i))+"\x02", l, 1)

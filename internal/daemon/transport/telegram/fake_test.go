@@ -138,6 +138,15 @@ func (f *fakeAPI) serve(w http.ResponseWriter, r *http.Request) {
 		e := errs[0]
 		f.fail[method] = errs[1:]
 		f.mu.Unlock()
+		if e.Code >= 500 { // a proxy's error page
+			f.mu.Lock()
+			f.calls[idx].Code = e.Code
+			f.mu.Unlock()
+			w.Header().Set("Content-Type", "text/html")
+			w.WriteHeader(e.Code)
+			fmt.Fprintf(w, "<html>\r\n<head><title>%d %s</title></head>\r\n<body>\r\n<center><h1>%[1]d %[2]s</h1></center>\r\n%s</body>\r\n</html>\r\n", e.Code, http.StatusText(e.Code), strings.Repeat("<!-- padding -->\r\n", 40))
+			return
+		}
 		if e.Code == 0 { // a network drop: the connection dies mid-call
 			f.mu.Lock()
 			f.calls[idx].Code = -1

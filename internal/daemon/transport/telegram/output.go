@@ -59,10 +59,8 @@ func (o *output) typing() {
 	tick := time.NewTicker(typingEvery)
 	defer tick.Stop()
 	for {
-		_ = o.t.call(ctx, o.to.chat, func(chat int64) error {
-			_, err := o.t.b.SendChatAction(ctx, &bot.SendChatActionParams{ChatID: chat, MessageThreadID: o.to.thread, Action: models.ChatActionTyping})
-			return err
-		})
+		// Not retried: the next tick renews it anyway.
+		_, _ = o.t.b.SendChatAction(ctx, &bot.SendChatActionParams{ChatID: o.t.chatID(o.to.chat), MessageThreadID: o.to.thread, Action: models.ChatActionTyping})
 		select {
 		case <-o.quit:
 			return
@@ -97,10 +95,9 @@ func (o *output) Status(ctx context.Context, text string) {
 		}
 		return
 	}
-	_ = o.t.call(ctx, o.to.chat, func(chat int64) error {
-		_, err := o.t.b.EditMessageText(ctx, &bot.EditMessageTextParams{ChatID: chat, MessageID: o.statusID, Text: text})
-		return err
-	})
+	// Not retried after a 429: waiting would hold the answer back, and
+	// the next progress line edits it again.
+	_, _ = o.t.b.EditMessageText(ctx, &bot.EditMessageTextParams{ChatID: o.t.chatID(o.to.chat), MessageID: o.statusID, Text: text})
 }
 
 // Final deletes the status message and sends the answer in pieces.

@@ -233,3 +233,16 @@ func TestUpdatesThatAreNotQuestions(t *testing.T) {
 		t.Fatalf("allowed_updates %q", p)
 	}
 }
+
+// A proxy's 502 page is logged in one short line, and polling resumes.
+func TestBadGatewayPageLogsOneShortLine(t *testing.T) {
+	api := newFake(t)
+	api.failNext("getUpdates", apiError{Code: 502}, apiError{Code: 502})
+	f := start(t, api, runnerFunc(echo), "", nil)
+	api.push(1, 42, 42, "hi", nil)
+	waitSent(t, api, 42, 1)
+	lines := strings.Split(strings.TrimSpace(f.log.String()), "\n")
+	if len(lines) != 1 || len(lines[0]) > 400 || !strings.Contains(lines[0], "502 Bad Gateway") {
+		t.Fatalf("log:\n%s", f.log)
+	}
+}

@@ -223,6 +223,11 @@ func (t *Transport) pollError(err error) {
 		wait = min(time.Duration(max(tm.RetryAfter, 1))*time.Second, maxRetryAfter)
 		fallthrough
 	default:
+		// A proxy's error page comes back whole in the error: keep it
+		// one short line.
+		if msg := strings.Join(strings.Fields(err.Error()), " "); msg != err.Error() || len(msg) > 300 {
+			err = errors.New(truncate(msg, 300))
+		}
 		t.setState(daemon.StateReconnecting, err)
 		t.logRepeated(err)
 	}
@@ -353,8 +358,8 @@ func (t *Transport) process(ctx context.Context, m *models.Message) {
 	}
 	text := t.command(m.Text)
 	// A "yes" replying to the bot's question must stay a bare "yes".
-	if r := m.ReplyToMessage; r != nil && strings.TrimSpace(r.Text) != "" && !daemon.LooksLikeCommand(text) && !t.o.Chat.AwaitsAnswer(ctx, conv(m), text) {
-		text = "[Replying to: " + truncate(r.Text, 300) + "]\n\n" + text
+	if r := m.ReplyToMessage; r != nil && strings.TrimSpace(r.Text+r.Caption) != "" && !daemon.LooksLikeCommand(text) && !t.o.Chat.AwaitsAnswer(ctx, conv(m), text) {
+		text = "[Replying to: " + truncate(r.Text+r.Caption, 300) + "]\n\n" + text // a photo's words are its caption
 	}
 	t.o.Chat.Handle(ctx, daemon.ChatMessage{Conversation: conv(m), Text: text}, out)
 }

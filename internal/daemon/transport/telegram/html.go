@@ -16,6 +16,7 @@ var (
 	// boldTags puts the bold tags in after italics are matched (built
 	// once: a Replacer is costly to build and safe to share).
 	boldTags = strings.NewReplacer("\x01", "<b>", "\x03", "</b>")
+	reTag    = regexp.MustCompile(`<(/?)([a-z]+)[^>]*>`)
 )
 
 // HTML converts the model's markdown to the HTML subset Telegram
@@ -84,7 +85,48 @@ func inline(s string) string {
 		for i, l := range links {
 			p = strings.Replace(p, "\x02"+string(rune('0'+i))+"\x02", l, 1)
 		}
-		b.WriteString(p)
+		b.WriteString(balance(p))
 	}
 	return b.String()
 }
+
+// balance nests the tags the span patterns put in, which overlap when
+// the markdown does ("**a *b** c*"): Telegram refuses overlapping tags,
+// so a tag closed over an inner one closes that one too and opens it
+// again after. Text outside tags was escaped, so every tag is ours.
+func balance(s string) string {
+	var b strings.Builder
+	var open []string // the open tags, as written
+	last := 0
+	for _, m := range reTag.FindAllStringSubmatchIndex(s, -1) {
+		b.WriteString(s[last:m[0]])
+		last = m[1]
+		tag, name := s[m[0]:m[1]], s[m[4]:m[5]]
+		if m[3] == m[2] { // an opening tag
+			open = append(open, tag)
+			b.WriteString(tag)
+			continue
+		}
+		i := len(open) - 1
+		for i >= 0 && tagName(open[i]) != name {
+			i--
+		}
+		if i < 0 {
+			continue // closes nothing open
+		}
+		for j := len(open) - 1; j >= i; j-- {
+			b.WriteString("</" + tagName(open[j]) + ">")
+		}
+		for _, t := range open[i+1:] {
+			b.WriteString(t)
+		}
+		open = append(open[:i], open[i+1:]...)
+	}
+	b.WriteString(s[last:])
+	for j := len(open) - 1; j >= 0; j-- {
+		b.WriteString("</" + tagName(open[j]) + ">")
+	}
+	return b.String()
+}
+
+func tagName(tag string) string { return reTag.FindStringSubmatch(tag)[2] }

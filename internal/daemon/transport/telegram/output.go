@@ -127,7 +127,7 @@ func (t *Transport) sendAll(ctx context.Context, to target, text string, html bo
 		parts = []string{"(the answer was empty)"} // Telegram refuses an empty message
 	}
 	for i, part := range parts {
-		if err := t.sendPart(ctx, to, part, html, MaxMessage); err != nil {
+		if err := t.sendPart(ctx, to, part, html); err != nil {
 			return fmt.Errorf("(part %d of %d) not delivered: %w", i+1, len(parts), err)
 		}
 		to.reply = 0
@@ -137,13 +137,14 @@ func (t *Transport) sendAll(ctx context.Context, to target, text string, html bo
 
 // sendPart sends one part; should Telegram still find it too long (it
 // counts after its own entity parsing), it is cut in halves.
-func (t *Transport) sendPart(ctx context.Context, to target, part string, html bool, limit int) error {
+func (t *Transport) sendPart(ctx context.Context, to target, part string, html bool) error {
 	_, err := t.send(ctx, to, part, html)
-	if err == nil || !refused(err, "message is too long") || limit < 64 {
+	half := cost(part) / 2
+	if err == nil || !refused(err, "message is too long") || half < 32 {
 		return err
 	}
-	for _, p := range splitMessage(part, limit/2) {
-		if err := t.sendPart(ctx, to, p, html, limit/2); err != nil {
+	for _, p := range splitMessage(part, half) {
+		if err := t.sendPart(ctx, to, p, html); err != nil {
 			return err
 		}
 		to.reply = 0
@@ -171,7 +172,8 @@ func (t *Transport) Deliver(ctx context.Context, to, text string) error {
 }
 
 // send sends text, as HTML converted from markdown when html is set;
-// if Telegram cannot parse the HTML it is sent again as plain text.
+// if Telegram cannot parse the HTML, or it shows no text (an empty code
+// block), it is sent again as plain text.
 func (t *Transport) send(ctx context.Context, to target, text string, html bool) (*models.Message, error) {
 	p := &bot.SendMessageParams{MessageThreadID: to.thread, Text: text}
 	if to.reply != 0 {
@@ -188,7 +190,7 @@ func (t *Transport) send(ctx context.Context, to target, text string, html bool)
 		return err
 	}
 	err := t.call(ctx, to.chat, sendMessage)
-	if err != nil && html && refused(err, "can't parse entities") {
+	if err != nil && html && (refused(err, "can't parse entities") || refused(err, "text is empty")) {
 		p.Text, p.ParseMode = text, ""
 		err = t.call(ctx, to.chat, sendMessage)
 	}

@@ -3,6 +3,7 @@ package telegram
 import (
 	"context"
 	"encoding/json"
+	"math/rand/v2"
 	"net/http"
 	"net/url"
 	"strings"
@@ -41,16 +42,18 @@ func TestLongAnswerPartsAreAccepted(t *testing.T) {
 	}
 }
 
-// HTML Telegram cannot parse is sent again as plain text; another 400
-// is not retried as plain text.
-func TestCantParseEntitiesFallsBackToPlainText(t *testing.T) {
+// HTML Telegram cannot parse (or that shows no text) is sent again as
+// plain text; another 400 is not retried as plain text; a part Telegram
+// still finds too long is sent in halves.
+func TestBadRequestFallbacks(t *testing.T) {
 	api := newFake(t)
-	// The converter nests these wrongly (<b>a <i>b</b> c</i>).
-	start(t, api, answer("**a *b** c*"), "", nil)
+	text := "**First** paragraph, long enough to halve.\n\nSecond paragraph, a < b."
+	start(t, api, answer(text), "", nil)
+	api.failNext("sendMessage", apiError{Code: 400, Description: "Bad Request: can't parse entities: Unsupported start tag \"x\" at byte offset 3"})
 	api.push(1, 42, 42, "q", nil)
 	got := waitSent(t, api, 42, 1)
 	calls := api.callsOf("sendMessage")
-	if len(calls) != 2 || calls[0].Code != 400 || got[0].Params["parse_mode"] != "" || got[0].Params["text"] != "**a *b** c*" {
+	if len(calls) != 2 || calls[0].Code != 400 || got[0].Params["parse_mode"] != "" || got[0].Params["text"] != text {
 		t.Fatalf("%+v", calls)
 	}
 	api.failNext("sendMessage", apiError{Code: 400, Description: "Bad Request: chat not found"})
@@ -62,6 +65,46 @@ func TestCantParseEntitiesFallsBackToPlainText(t *testing.T) {
 	time.Sleep(200 * time.Millisecond)
 	if n := api.count("sendMessage"); n != 3 {
 		t.Fatalf("%d sendMessage calls, want 3: %+v", n, api.callsOf("sendMessage"))
+	}
+	api.failNext("sendMessage", apiError{Code: 400, Description: "Bad Request: message is too long"})
+	api.push(3, 42, 42, "q", nil)
+	got = waitSent(t, api, 42, 3)[1:]
+	time.Sleep(100 * time.Millisecond)
+	got = api.sent(42)[1:]
+	var texts []string
+	for _, c := range got {
+		texts = append(texts, c.Params["text"])
+	}
+	if all := strings.Join(texts, " "); len(got) < 2 || all != "<b>First</b> paragraph, long enough to halve. Second paragraph, a &lt; b." {
+		t.Fatalf("%q", texts)
+	}
+}
+
+// Overlapping markdown spans still make HTML Telegram accepts: one call,
+// formatted.
+func TestOverlappingSpansAreNested(t *testing.T) {
+	api := newFake(t)
+	start(t, api, answer("**a *b** c*"), "", nil)
+	api.push(1, 42, 42, "q", nil)
+	got := waitSent(t, api, 42, 1)
+	if n := api.count("sendMessage"); n != 1 || got[0].Params["text"] != "<b>a <i>b</i></b><i> c</i>" {
+		t.Fatalf("%d calls: %q", n, got[0].Params["text"])
+	}
+}
+
+// Whatever the markdown, the HTML parses (random mixes of markup,
+// escapes and text).
+func TestHTMLAlwaysParses(t *testing.T) {
+	toks := []string{"**", "*", "_", "__", "~~", "`", "```", "[x](https://e.org/a_b?c=1&d=2)", "[y]", "(z)", "a", "b c", " ", "\n", "<", ">", "&", "# ", "- ", "é", "😀", "\\", "snake_case", "&amp;", "<b>"}
+	r := rand.New(rand.NewPCG(1, 2))
+	for range 5000 {
+		var b strings.Builder
+		for range 14 {
+			b.WriteString(toks[r.IntN(len(toks))])
+		}
+		if _, err := parseHTML(HTML(b.String())); err != "" {
+			t.Fatalf("%q -> %q: %s", b.String(), HTML(b.String()), err)
+		}
 	}
 }
 

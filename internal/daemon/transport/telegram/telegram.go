@@ -210,10 +210,12 @@ func (t *Transport) pollError(err error) {
 		n := t.conflicts
 		t.mu.Unlock()
 		wait = min(time.Second<<min(n-1, 6), time.Minute)
-		if strings.Contains(err.Error(), "webhook") {
-			err = fmt.Errorf("a webhook is set for this bot token, so it cannot be polled (409 conflict); remove it with the Bot API's deleteWebhook, then polling resumes: %w", err)
+		// The library's words before Telegram's description add nothing.
+		desc := strings.TrimPrefix(strings.TrimPrefix(err.Error(), "error get updates, "), "conflict, ")
+		if strings.Contains(desc, "webhook") {
+			err = fmt.Errorf("a webhook is set for this bot token, so it cannot be polled (409 conflict); remove it with the Bot API's deleteWebhook, then polling resumes (%s)", desc)
 		} else {
-			err = fmt.Errorf("another program is polling this bot token (409 conflict); stop it, or give this daemon its own bot from @BotFather: %w", err)
+			err = fmt.Errorf("another program is polling this bot token (409 conflict); stop it, or give this daemon its own bot from @BotFather (%s)", desc)
 		}
 		t.setState(daemon.StateReconnecting, err)
 		if n == 1 {

@@ -129,7 +129,12 @@ func (f *fakeAPI) serve(w http.ResponseWriter, r *http.Request) {
 		f.mu.Unlock()
 		f.reply(w, e, params)
 	}
-	if !ok || tok != f.token || revoked {
+	switch {
+	case !ok || !strings.Contains(tok, ":"):
+		// Not shaped like a token: the API does not route it.
+		refuse(apiError{Code: 404, Description: "Not Found"}, nil)
+		return
+	case tok != f.token || revoked:
 		refuse(apiError{Code: 401}, nil)
 		return
 	}

@@ -162,7 +162,7 @@ func (t *Transport) Deliver(ctx context.Context, to, text string) error {
 	if err != nil {
 		return fmt.Errorf("refused to deliver to telegram:%s: only numeric chat ids listed in [daemon.telegram] allowed_chats or allowed_users can receive answers", to)
 	}
-	if !slices.Contains(t.o.AllowedChats, chat) && !slices.Contains(t.o.AllowedUsers, chat) {
+	if !t.chatAllowed(chat) && !slices.Contains(t.o.AllowedUsers, chat) {
 		return fmt.Errorf("refused to deliver to telegram:%d: not in [daemon.telegram] allowed_chats or allowed_users", chat)
 	}
 	if err := t.sendAll(ctx, target{chat: chat}, text, true); err != nil {
@@ -190,6 +190,11 @@ func (t *Transport) send(ctx context.Context, to target, text string, html bool)
 		return err
 	}
 	err := t.call(ctx, to.chat, sendMessage)
+	if err != nil && p.MessageThreadID != 0 && refused(err, "thread not found") {
+		// The topic was deleted meanwhile: answer in the chat.
+		p.MessageThreadID = 0
+		err = t.call(ctx, to.chat, sendMessage)
+	}
 	if err != nil && html && (refused(err, "can't parse entities") || refused(err, "text is empty")) {
 		p.Text, p.ParseMode = text, ""
 		err = t.call(ctx, to.chat, sendMessage)

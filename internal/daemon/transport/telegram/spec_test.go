@@ -188,7 +188,14 @@ func TestForumTopicAndGroupReplies(t *testing.T) {
 	if len(typing) == 0 || typing[0].Params["message_thread_id"] != "77" {
 		t.Fatalf("typing %+v", typing)
 	}
-	api.push(2, 42, 42, "private", nil)
+	// The topic is deleted before the answer: it goes to the chat.
+	api.failNext("sendMessage", apiError{Code: 400, Description: "Bad Request: message thread not found"})
+	api.push(2, 9, -500, "topic gone", map[string]any{"message_thread_id": 78, "is_topic_message": true,
+		"chat": map[string]any{"id": -500, "type": "supergroup", "is_forum": true}})
+	if got := waitSent(t, api, -500, 2)[1]; got.Params["message_thread_id"] != "" || got.Params["text"] != "echo: topic gone (telegram:-500)" {
+		t.Fatalf("%+v", got.Params)
+	}
+	api.push(3, 42, 42, "private", nil)
 	if p := waitSent(t, api, 42, 1)[0].Params; p["reply_parameters"] != "" || p["message_thread_id"] != "" {
 		t.Fatalf("%+v", p)
 	}

@@ -132,7 +132,8 @@ func New(o Options) (*Transport, error) {
 
 // Run polls until ctx ends, then waits for the answers in flight (their
 // turns are interrupted and say so).
-// A refused token (401) stops it with an error: no retry can fix that.
+// A refused token (401, or 404 for one not shaped like a token) stops
+// it with an error: no retry can fix that.
 func (t *Transport) Run(ctx context.Context) error {
 	pollCtx, stopPoll := context.WithCancel(ctx)
 	defer stopPoll()
@@ -142,9 +143,10 @@ func (t *Transport) Run(ctx context.Context) error {
 	t.setState(daemon.StateStarting, nil)
 	me, err := t.b.GetMe(ctx)
 	switch {
-	case errors.Is(err, bot.ErrorUnauthorized):
-		t.setState(daemon.StateFailed, errTokenRefused)
-		return errTokenRefused
+	case errors.Is(err, bot.ErrorUnauthorized), errors.Is(err, bot.ErrorNotFound):
+		err = refusal(err)
+		t.setState(daemon.StateFailed, err)
+		return err
 	case err != nil && ctx.Err() == nil:
 		// Polling retries; commands addressed to a bot are taken as ours.
 		fmt.Fprintf(t.o.Log, "telegram: getMe failed (%v); polling anyway\n", err)
@@ -171,7 +173,19 @@ func (t *Transport) Run(ctx context.Context) error {
 	return nil
 }
 
-var errTokenRefused = errors.New("the Telegram Bot API refused the bot token (401 unauthorized); check the variable named by daemon.telegram.token_env or token_cmd (the token @BotFather gave)")
+var (
+	errTokenRefused = errors.New("the Telegram Bot API refused the bot token (401 unauthorized); check the variable named by daemon.telegram.token_env or token_cmd (the token @BotFather gave)")
+	// The API answers 404 to a token not shaped like one ("123:abc…").
+	errTokenUnknown = errors.New("the Telegram Bot API does not know this bot token (404 not found); check the variable named by daemon.telegram.token_env or token_cmd (the token @BotFather gave, like 123456:ABC…) and daemon.telegram.api_url")
+)
+
+// refusal is the error that stops the transport for a 401 or 404.
+func refusal(err error) error {
+	if errors.Is(err, bot.ErrorNotFound) {
+		return errTokenUnknown
+	}
+	return errTokenRefused
+}
 
 func (t *Transport) setState(state string, err error) {
 	if t.o.Board != nil {
@@ -181,7 +195,7 @@ func (t *Transport) setState(state string, err error) {
 
 // pollError records a polling failure; the library calls it from the
 // polling goroutine, so a wait here delays the next poll. A refused
-// token stops polling; 409 (another poller, or a webhook) is logged once
+// token (401 or 404) stops polling; 409 (another poller, or a webhook) is logged once
 // and waits longer each time; 429 waits its retry_after; anything else
 // (usually the network) is retried by the library with a capped backoff.
 func (t *Transport) pollError(err error) {
@@ -196,9 +210,9 @@ func (t *Transport) pollError(err error) {
 	var wait time.Duration
 	var tm *bot.TooManyRequestsError
 	switch {
-	case errors.Is(err, bot.ErrorUnauthorized):
+	case errors.Is(err, bot.ErrorUnauthorized), errors.Is(err, bot.ErrorNotFound):
 		t.mu.Lock()
-		t.fatal = errTokenRefused
+		t.fatal = refusal(err)
 		t.mu.Unlock()
 		if stop != nil {
 			stop()

@@ -255,6 +255,14 @@ func TestUnauthorized401StopsTheTransport(t *testing.T) {
 		t.Fatalf("%+v", s)
 	}
 
+	// A token not shaped like one is 404.
+	api = newFake(t)
+	f = start(t, api, runnerFunc(echo), "", func(o *Options) { o.Token = "not-a-token" })
+	waitDone(t, f)
+	if f.runErr == nil || !strings.Contains(f.runErr.Error(), "does not know this bot token (404 not found)") || api.count("getUpdates") != 0 {
+		t.Fatalf("Run: %v", f.runErr)
+	}
+
 	api = newFake(t)
 	api.failNext("getUpdates", apiError{Code: 401})
 	f = start(t, api, runnerFunc(echo), "", nil)

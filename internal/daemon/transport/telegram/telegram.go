@@ -2,8 +2,12 @@
 // through github.com/go-telegram/bot with the offset kept in a journal
 // (a restart never answers an update twice or skips one), allowlists of
 // user and chat ids, a typing action and a status message edited with
-// progress, and answers in Telegram's HTML subset split at 4096
-// characters. Routing and queues belong to daemon.Chat and
+// progress, and answers in Telegram's HTML subset split within 4096
+// UTF-16 units (split.go). In groups an answer replies to its question,
+// in the question's forum topic. Errors are taken as the Bot API
+// documents them: 429 waits retry_after, 409 (another poller, a webhook)
+// backs off, 401/404 (the token) stop the transport, a group upgraded to
+// a supergroup is followed. Routing and queues belong to daemon.Chat and
 // daemon.Service.
 package telegram
 

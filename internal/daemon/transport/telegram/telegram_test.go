@@ -310,7 +310,10 @@ func TestHTML(t *testing.T) {
 	for in, want := range map[string]string{
 		"# T\n- a\n`x<y`":               "<b>T</b>\n• a\n<code>x&lt;y</code>",
 		"```\nif a<b {}\n```":           "<pre>if a&lt;b {}</pre>",
-		"[x](https://e.org/?a=1&b=\"2)": `<a href="https://e.org/?a=1&amp;b=&#34;2">x</a>`,
+		"[x](https://e.org/?a=1&b=\"2)": `<a href="https://e.org/?a=1&amp;b=&quot;2">x</a>`,
+		`it's "quoted"`:                 `it's "quoted"`,
+		"```go\nif a<b {}\n```":         `<pre><code class="language-go">if a&lt;b {}</code></pre>`,
+		"```\"><x\nno\n```":             "<pre>no</pre>",
 		"*it* and ~~s~~":                "<i>it</i> and <s>s</s>",
 		"odd ` tick":                    "odd ` tick",
 	} {

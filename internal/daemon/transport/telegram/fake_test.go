@@ -32,7 +32,9 @@ type call struct {
 // parses the HTML parse mode (400 "can't parse entities") and counts the
 // text after parsing in UTF-16 units (400 "message is too long" above
 // 4096, "message text is empty" at 0); a group upgraded to a supergroup
-// answers 400 with migrate_to_chat_id; getFile refuses files over 20 MB.
+// answers 400 with migrate_to_chat_id; getFile refuses files over 20 MB;
+// an edit to the same text is 400 "message is not modified". Bodies are
+// multipart, urlencoded or JSON.
 type fakeAPI struct {
 	srv   *httptest.Server
 	token string
@@ -52,6 +54,9 @@ type fakeAPI struct {
 	fileSizes map[string]int
 	// revoked answers 401 to every call.
 	revoked bool
+	// texts are the messages' texts by id (an edit to the same text is
+	// refused as "not modified").
+	texts map[int]string
 }
 
 type apiError struct {
@@ -62,7 +67,7 @@ type apiError struct {
 
 func newFake(t testing.TB) *fakeAPI {
 	f := &fakeAPI{token: "123:abc", fail: map[string][]apiError{}, more: make(chan struct{}, 1), nextID: 100,
-		migrated: map[int64]int64{}, fileSizes: map[string]int{}}
+		migrated: map[int64]int64{}, fileSizes: map[string]int{}, texts: map[int]string{}}
 	f.srv = httptest.NewServer(http.HandlerFunc(f.serve))
 	t.Cleanup(f.srv.Close)
 	return f
@@ -108,14 +113,27 @@ func (f *fakeAPI) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	tok, method, ok := strings.Cut(strings.TrimPrefix(r.URL.Path, "/bot"), "/")
-	_ = r.ParseMultipartForm(1 << 20) // also parses a urlencoded body
 	params := map[string]string{}
-	for k, v := range r.Form {
-		params[k] = v[0]
-	}
-	if r.MultipartForm != nil {
-		for k, v := range r.MultipartForm.Value {
+	if strings.HasPrefix(r.Header.Get("Content-Type"), "application/json") {
+		// Values as the form would carry them: objects and arrays as JSON.
+		var body map[string]json.RawMessage
+		_ = json.NewDecoder(r.Body).Decode(&body)
+		for k, v := range body {
+			var s string
+			if json.Unmarshal(v, &s) != nil {
+				s = string(v)
+			}
+			params[k] = s
+		}
+	} else {
+		_ = r.ParseMultipartForm(1 << 20) // also parses a urlencoded body
+		for k, v := range r.Form {
 			params[k] = v[0]
+		}
+		if r.MultipartForm != nil {
+			for k, v := range r.MultipartForm.Value {
+				params[k] = v[0]
+			}
 		}
 	}
 	f.mu.Lock()
@@ -202,10 +220,16 @@ func (f *fakeAPI) serve(w http.ResponseWriter, r *http.Request) {
 		f.mu.Lock()
 		f.nextID++
 		id := f.nextID
-		f.mu.Unlock()
 		if method == "editMessageText" {
 			id, _ = strconv.Atoi(params["message_id"])
+			if f.texts[id] == text {
+				f.mu.Unlock()
+				refuse(apiError{Code: 400, Description: "Bad Request: message is not modified: specified new message content and reply markup are exactly the same as a current content and reply markup of the message"}, nil)
+				return
+			}
 		}
+		f.texts[id] = text
+		f.mu.Unlock()
 		result = map[string]any{"message_id": id, "date": 0, "chat": map[string]any{"id": chat, "type": "private"}, "text": text}
 	}
 	w.Header().Set("Content-Type", "application/json")

@@ -64,6 +64,8 @@ func newBotAPI(t *testing.T) *botAPI {
 		}
 		var result any = true
 		switch {
+		case strings.HasSuffix(r.URL.Path, "/getMe"):
+			result = map[string]any{"id": 123, "is_bot": true, "first_name": "asky", "username": "asky_test_bot"}
 		case strings.HasSuffix(r.URL.Path, "/getUpdates"):
 			offset, _ := strconv.Atoi(params["offset"])
 			b.mu.Lock()

@@ -241,9 +241,10 @@ func TestTelegramUploadThatFailsLeavesNothing(t *testing.T) {
 		t.Fatalf("linked: %q", *s.Defaults.Research)
 	}
 
-	// Too large by its declared size: refused before any download.
+	// Too large by its declared size: refused before any download (bots
+	// download at most 20 MB from Telegram).
 	api.push(2, map[string]any{"document": map[string]any{"file_id": "documents/big.pdf", "file_unique_id": "u2", "file_name": "big.pdf", "file_size": 30 << 20}})
-	if ack := api.waitSent(t, w, "big.pdf"); ack != "✗ big.pdf: too large (30 MB; the limit is 25 MB)" {
+	if ack := api.waitSent(t, w, "big.pdf"); ack != "✗ big.pdf: too large (30 MB; the limit is 20 MB)" {
 		t.Fatalf("ack %q", ack)
 	}
 

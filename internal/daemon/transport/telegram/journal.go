@@ -26,6 +26,9 @@ type journal struct {
 type journalState struct {
 	Offset  int64                    `json:"offset"`
 	Pending map[int64]*models.Update `json:"pending,omitempty"`
+	// Migrated maps a group to the supergroup it became: Telegram
+	// refuses the old id from then on.
+	Migrated map[int64]int64 `json:"migrated,omitempty"`
 }
 
 func openJournal(path string) (*journal, error) {
@@ -78,6 +81,48 @@ func (j *journal) done(id int64) {
 	}
 	delete(j.state.Pending, id)
 	j.save()
+}
+
+// migration records that chat from became chat to; false if known.
+func (j *journal) migration(from, to int64) bool {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.state.Migrated[from] == to {
+		return false
+	}
+	if j.state.Migrated == nil {
+		j.state.Migrated = map[int64]int64{}
+	}
+	j.state.Migrated[from] = to
+	j.save()
+	return true
+}
+
+// migratedTo is the supergroup chat became, or chat.
+func (j *journal) migratedTo(chat int64) int64 {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	for range 4 { // a group migrates once; bound a corrupt cycle
+		to, ok := j.state.Migrated[chat]
+		if !ok {
+			break
+		}
+		chat = to
+	}
+	return chat
+}
+
+// migratedFrom lists the chats that became chat.
+func (j *journal) migratedFrom(chat int64) []int64 {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	var out []int64
+	for from, to := range j.state.Migrated {
+		if to == chat {
+			out = append(out, from)
+		}
+	}
+	return out
 }
 
 // pending returns the unanswered updates, oldest first.

@@ -2,13 +2,19 @@
 // through github.com/go-telegram/bot with the offset kept in a journal
 // (a restart never answers an update twice or skips one), allowlists of
 // user and chat ids, a typing action and a status message edited with
-// progress, and answers in Telegram's HTML subset split at 4096
-// characters. Routing and queues belong to daemon.Chat and
+// progress, and answers in Telegram's HTML subset split within 4096
+// UTF-16 units (split.go). In groups an answer replies to its question,
+// in the question's forum topic. Errors are taken as the Bot API
+// documents them: 429 waits retry_after, 409 (another poller, a webhook)
+// backs off, 401/404 (the token) stop the transport, a group upgraded to
+// a supergroup is followed. Routing and queues belong to daemon.Chat and
 // daemon.Service.
 package telegram
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -63,6 +69,16 @@ type Transport struct {
 	runCtx    context.Context
 	lastErr   string
 	lastErrAt time.Time
+	// username is the bot's (getMe), to tell "/help@this_bot" from a
+	// command for another bot in a group; "" if getMe failed.
+	username string
+	// stopPoll ends polling on a failure no retry fixes (fatal).
+	stopPoll context.CancelFunc
+	fatal    error
+	// conflicts counts 409s since the last good poll: the first is
+	// logged, and each waits longer so two pollers do not take turns
+	// stealing each other's updates.
+	conflicts int
 }
 
 // New checks the options and builds the client; nothing is fetched
@@ -120,20 +136,59 @@ func New(o Options) (*Transport, error) {
 
 // Run polls until ctx ends, then waits for the answers in flight (their
 // turns are interrupted and say so).
+// A refused token (401, or 404 for one not shaped like a token) stops
+// it with an error: no retry can fix that.
 func (t *Transport) Run(ctx context.Context) error {
+	pollCtx, stopPoll := context.WithCancel(ctx)
+	defer stopPoll()
 	t.mu.Lock()
-	t.runCtx = ctx
+	t.runCtx, t.stopPoll = ctx, stopPoll
 	t.mu.Unlock()
 	t.setState(daemon.StateStarting, nil)
+	me, err := t.b.GetMe(ctx)
+	switch {
+	case errors.Is(err, bot.ErrorUnauthorized), errors.Is(err, bot.ErrorNotFound):
+		err = refusal(err)
+		t.setState(daemon.StateFailed, err)
+		return err
+	case err != nil && ctx.Err() == nil:
+		// Polling retries; commands addressed to a bot are taken as ours.
+		fmt.Fprintf(t.o.Log, "telegram: getMe failed (%v); polling anyway\n", err)
+	case err == nil:
+		t.mu.Lock()
+		t.username = me.Username
+		t.mu.Unlock()
+	}
 	// Updates accepted but never answered (the daemon was killed) are
 	// answered now, before new ones.
 	for _, u := range t.journal.pending() {
 		t.dispatch(ctx, u)
 	}
-	t.b.Start(ctx)
+	t.b.Start(pollCtx)
 	t.disp.Wait()
+	t.mu.Lock()
+	fatal := t.fatal
+	t.mu.Unlock()
+	if fatal != nil {
+		t.setState(daemon.StateFailed, fatal)
+		return fatal
+	}
 	t.setState(daemon.StateStopped, nil)
 	return nil
+}
+
+var (
+	errTokenRefused = errors.New("the Telegram Bot API refused the bot token (401 unauthorized); check the variable named by daemon.telegram.token_env or token_cmd (the token @BotFather gave)")
+	// The API answers 404 to a token not shaped like one ("123:abc…").
+	errTokenUnknown = errors.New("the Telegram Bot API does not know this bot token (404 not found); check the variable named by daemon.telegram.token_env or token_cmd (the token @BotFather gave, like 123456:ABC…) and daemon.telegram.api_url")
+)
+
+// refusal is the error that stops the transport for a 401 or 404.
+func refusal(err error) error {
+	if errors.Is(err, bot.ErrorNotFound) {
+		return errTokenUnknown
+	}
+	return errTokenRefused
 }
 
 func (t *Transport) setState(state string, err error) {
@@ -142,19 +197,71 @@ func (t *Transport) setState(state string, err error) {
 	}
 }
 
-// pollError records a polling failure: 409 means another poller uses
-// the token, anything else is usually the network. The library retries
-// with a capped backoff.
+// pollError records a polling failure; the library calls it from the
+// polling goroutine, so a wait here delays the next poll. A refused
+// token (401 or 404) stops polling; 409 (another poller, or a webhook) is logged once
+// and waits longer each time; 429 waits its retry_after; anything else
+// (usually the network) is retried by the library with a capped backoff.
 func (t *Transport) pollError(err error) {
-	switch {
-	case errors.Is(err, bot.ErrorConflict):
-		err = fmt.Errorf("another program is polling this bot token (409 conflict); stop it or use a webhook-free bot: %w", err)
-	case errors.Is(err, bot.ErrorUnauthorized):
-		err = errors.New("the Telegram Bot API refused the bot token (401 unauthorized); check the variable named by daemon.telegram.token_env or token_cmd (the token @BotFather gave)")
+	if !strings.HasPrefix(err.Error(), "error get updates") {
+		// Not a poll failure (the library also reports closing
+		// bodies and updates left at shutdown).
+		return
 	}
-	t.setState(daemon.StateReconnecting, err)
-	// The library retries every few seconds: log a failure when it
-	// changes or once a minute, not on every retry.
+	t.mu.Lock()
+	ctx, stop := t.runCtx, t.stopPoll
+	t.mu.Unlock()
+	var wait time.Duration
+	var tm *bot.TooManyRequestsError
+	switch {
+	case errors.Is(err, bot.ErrorUnauthorized), errors.Is(err, bot.ErrorNotFound):
+		t.mu.Lock()
+		t.fatal = refusal(err)
+		t.mu.Unlock()
+		if stop != nil {
+			stop()
+		}
+		return
+	case errors.Is(err, bot.ErrorConflict):
+		t.mu.Lock()
+		t.conflicts++
+		n := t.conflicts
+		t.mu.Unlock()
+		wait = min(time.Second<<min(n-1, 6), time.Minute)
+		// The library's words before Telegram's description add nothing.
+		desc := strings.TrimPrefix(strings.TrimPrefix(err.Error(), "error get updates, "), "conflict, ")
+		if strings.Contains(desc, "webhook") {
+			err = fmt.Errorf("a webhook is set for this bot token, so it cannot be polled (409 conflict); remove it with the Bot API's deleteWebhook, then polling resumes (%s)", desc)
+		} else {
+			err = fmt.Errorf("another program is polling this bot token (409 conflict); stop it, or give this daemon its own bot from @BotFather (%s)", desc)
+		}
+		t.setState(daemon.StateReconnecting, err)
+		if n == 1 {
+			fmt.Fprintf(t.o.Log, "telegram: %v\n", err)
+		}
+	case errors.As(err, &tm):
+		wait = min(time.Duration(max(tm.RetryAfter, 1))*time.Second, maxRetryAfter)
+		fallthrough
+	default:
+		// A proxy's error page comes back whole in the error: keep it
+		// one short line.
+		if msg := strings.Join(strings.Fields(err.Error()), " "); msg != err.Error() || len(msg) > 300 {
+			err = errors.New(truncate(msg, 300))
+		}
+		t.setState(daemon.StateReconnecting, err)
+		t.logRepeated(err)
+	}
+	if wait > 0 && ctx != nil {
+		select {
+		case <-ctx.Done():
+		case <-time.After(wait):
+		}
+	}
+}
+
+// logRepeated logs a failure when it changes or once a minute, not on
+// every retry.
+func (t *Transport) logRepeated(err error) {
 	now := t.o.Now()
 	t.mu.Lock()
 	repeat := err.Error() == t.lastErr && now.Sub(t.lastErrAt) < time.Minute
@@ -176,7 +283,23 @@ type observer struct {
 
 func (ob *observer) RoundTrip(r *http.Request) (*http.Response, error) {
 	resp, err := ob.rt.RoundTrip(r)
-	if err == nil && resp.StatusCode == http.StatusOK && strings.HasSuffix(r.URL.Path, "/getUpdates") {
+	if err != nil || resp.StatusCode != http.StatusOK || !strings.HasSuffix(r.URL.Path, "/getUpdates") {
+		return resp, err
+	}
+	// An error is "ok": false whatever the HTTP status says.
+	body, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if err != nil {
+		return nil, err
+	}
+	resp.Body = io.NopCloser(bytes.NewReader(body))
+	var ok struct {
+		OK bool `json:"ok"`
+	}
+	if json.Unmarshal(body, &ok) == nil && ok.OK {
+		ob.t.mu.Lock()
+		ob.t.conflicts = 0
+		ob.t.mu.Unlock()
 		ob.t.setState(daemon.StateConnected, nil)
 	}
 	return resp, err
@@ -196,14 +319,16 @@ func (t *Transport) handle(_ context.Context, _ *bot.Bot, u *models.Update) {
 
 // dispatch answers an accepted update after the chat's earlier ones.
 func (t *Transport) dispatch(ctx context.Context, u *models.Update) {
+	// Only messages are asked for (allowed_updates): edits, channel
+	// posts and the rest are not questions.
 	m := u.Message
-	if m == nil || !t.authorized(m) {
+	if m == nil || t.migrated(m) || !t.authorized(m) || !t.addressed(m) {
 		t.journal.done(u.ID)
 		return
 	}
 	key := strconv.FormatInt(m.Chat.ID, 10)
 	if !t.disp.Go(key, func() { defer t.journal.done(u.ID); t.process(ctx, m) }) {
-		out := t.newOutput(m.Chat.ID)
+		out := t.newOutput(targetOf(m))
 		out.Final(ctx, "Busy: earlier questions in this chat are still waiting; ask again when they are answered.", true)
 		t.journal.done(u.ID)
 	}
@@ -211,7 +336,7 @@ func (t *Transport) dispatch(ctx context.Context, u *models.Update) {
 
 // process answers one message.
 func (t *Transport) process(ctx context.Context, m *models.Message) {
-	out := t.newOutput(m.Chat.ID)
+	out := t.newOutput(targetOf(m))
 	defer out.stop()
 	switch {
 	case m.Voice != nil || m.Audio != nil:
@@ -219,11 +344,15 @@ func (t *Transport) process(ctx context.Context, m *models.Message) {
 			out.Final(ctx, daemon.VoiceUnsupported, true)
 			return
 		}
-		id := ""
+		id, size := "", int64(0)
 		if m.Voice != nil {
-			id = m.Voice.FileID
+			id, size = m.Voice.FileID, m.Voice.FileSize
 		} else {
-			id = m.Audio.FileID
+			id, size = m.Audio.FileID, m.Audio.FileSize
+		}
+		if size > min(daemon.MaxMediaBytes, MaxDownloadBytes) {
+			out.Final(ctx, fmt.Sprintf("Error: the recording is too large (%d MB; the limit is %d MB).", size>>20, min(daemon.MaxMediaBytes, MaxDownloadBytes)>>20), true)
+			return
 		}
 		if u, ok := t.fileURL(ctx, id, out); ok {
 			t.o.Chat.Voice(ctx, conv(m), u, out)
@@ -247,10 +376,10 @@ func (t *Transport) process(ctx context.Context, m *models.Message) {
 	case strings.TrimSpace(m.Text) == "":
 		return
 	}
-	text := m.Text
+	text := t.command(m.Text)
 	// A "yes" replying to the bot's question must stay a bare "yes".
-	if r := m.ReplyToMessage; r != nil && strings.TrimSpace(r.Text) != "" && !daemon.LooksLikeCommand(text) && !t.o.Chat.AwaitsAnswer(ctx, conv(m), text) {
-		text = "[Replying to: " + truncate(r.Text, 300) + "]\n\n" + text
+	if r := m.ReplyToMessage; r != nil && strings.TrimSpace(r.Text+r.Caption) != "" && !daemon.LooksLikeCommand(text) && !t.o.Chat.AwaitsAnswer(ctx, conv(m), text) {
+		text = "[Replying to: " + truncate(r.Text+r.Caption, 300) + "]\n\n" + text // a photo's words are its caption
 	}
 	t.o.Chat.Handle(ctx, daemon.ChatMessage{Conversation: conv(m), Text: text}, out)
 }
@@ -271,7 +400,7 @@ func (t *Transport) authorized(m *models.Message) bool {
 	if m.From != nil {
 		user = m.From.ID
 	}
-	if (user != 0 && slices.Contains(t.o.AllowedUsers, user)) || slices.Contains(t.o.AllowedChats, m.Chat.ID) {
+	if (user != 0 && slices.Contains(t.o.AllowedUsers, user)) || t.chatAllowed(m.Chat.ID) {
 		return true
 	}
 	now := t.o.Now()
@@ -294,18 +423,30 @@ func conv(m *models.Message) string { return "telegram:" + strconv.FormatInt(m.C
 // fileURL is the download URL of a file id; on failure it answers out.
 func (t *Transport) fileURL(ctx context.Context, id string, out *output) (string, bool) {
 	f, err := t.b.GetFile(ctx, &bot.GetFileParams{FileID: id})
-	if err != nil {
+	switch {
+	case refused(err, "file is too big"):
+		out.Final(ctx, fmt.Sprintf("Error: the file is too large: bots can download at most %d MB from Telegram.", MaxDownloadBytes>>20), true)
+		return "", false
+	case err != nil:
 		out.Final(ctx, "Error: could not get the file from Telegram: "+err.Error(), true)
+		return "", false
+	case f.FilePath == "":
+		out.Final(ctx, "Error: Telegram gave no download path for the file; send it again.", true)
 		return "", false
 	}
 	return t.b.FileDownloadLink(f), true
 }
 
-// largestPhoto is the biggest size Telegram offers within the media cap.
+// MaxDownloadBytes is the Bot API's limit on a file a bot downloads
+// (getFile answers "file is too big" above it).
+const MaxDownloadBytes = 20 << 20
+
+// largestPhoto is the biggest size Telegram offers within the media cap
+// and the download limit.
 func largestPhoto(sizes []models.PhotoSize) models.PhotoSize {
 	best := sizes[0]
 	for _, p := range sizes[1:] {
-		if p.FileSize <= daemon.MaxMediaBytes && p.Width*p.Height > best.Width*best.Height {
+		if p.FileSize <= min(daemon.MaxMediaBytes, MaxDownloadBytes) && p.Width*p.Height > best.Width*best.Height {
 			best = p
 		}
 	}
@@ -316,12 +457,12 @@ func largestPhoto(sizes []models.PhotoSize) models.PhotoSize {
 // One too large to accept is refused by its declared size, in the same
 // one line as the uploads' own refusals, without downloading it.
 func (t *Transport) upload(ctx context.Context, m *models.Message, out *output) {
-	if d := m.Document; d.FileSize > daemon.MaxUploadBytes {
+	if d, limit := m.Document, int64(min(daemon.MaxUploadBytes, MaxDownloadBytes)); d.FileSize > limit {
 		name := d.FileName
 		if name == "" {
 			name = "the document"
 		}
-		out.Final(ctx, fmt.Sprintf("✗ %s: too large (%d MB; the limit is %d MB)", name, d.FileSize>>20, daemon.MaxUploadBytes>>20), true)
+		out.Final(ctx, fmt.Sprintf("✗ %s: too large (%d MB; the limit is %d MB)", name, d.FileSize>>20, limit>>20), true)
 		return
 	}
 	if u, ok := t.fileURL(ctx, m.Document.FileID, out); ok {

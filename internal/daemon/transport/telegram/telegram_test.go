@@ -29,6 +29,9 @@ type fixture struct {
 	board *daemon.Board
 	log   *iostreams.SyncBuffer
 	stop  func()
+	// done is closed when Run returned, with its error in runErr.
+	done   chan struct{}
+	runErr error
 }
 
 func start(t testing.TB, api *fakeAPI, r daemon.Runner, offsetFile string, edit func(*Options)) *fixture {
@@ -45,9 +48,9 @@ func start(t testing.TB, api *fakeAPI, r daemon.Runner, offsetFile string, edit 
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { _ = tr.Run(ctx); close(done) }()
-	f.stop = sync.OnceFunc(func() { cancel(); <-done })
+	f.done = make(chan struct{})
+	go func() { f.runErr = tr.Run(ctx); close(f.done) }()
+	f.stop = sync.OnceFunc(func() { cancel(); <-f.done })
 	t.Cleanup(func() {
 		f.stop()
 		if t.Failed() {
@@ -106,8 +109,9 @@ func TestOffsetJournalNeverAnswersTwiceOrSkips(t *testing.T) {
 	api.push(1, 42, 42, "one", nil)
 	waitSent(t, api, 42, 1)
 	f.stop()
-	// The fake never forgets update 1 (as if the confirming poll was
-	// lost); a restart must not answer it again.
+	// Telegram still has update 1 (the poll confirming it was lost); a
+	// restart must not answer it again.
+	api.push(1, 42, 42, "one", nil)
 	start(t, api, runnerFunc(echo), journal, nil)
 	api.push(2, 42, 42, "two", nil)
 	waitSent(t, api, 42, 2)
@@ -217,8 +221,8 @@ func TestRetryAfter429(t *testing.T) {
 	start(t, api, runnerFunc(echo), "", nil)
 	api.push(1, 42, 42, "hi", nil)
 	began := time.Now()
-	got := waitSent(t, api, 42, 2)
-	if time.Since(began) < 900*time.Millisecond || got[1].Params["text"] != "echo: hi (telegram:42)" {
+	got := waitSent(t, api, 42, 1)
+	if time.Since(began) < 900*time.Millisecond || got[0].Params["text"] != "echo: hi (telegram:42)" {
 		t.Fatalf("%+v after %s", got, time.Since(began))
 	}
 }
@@ -235,14 +239,46 @@ func TestConflict409IsReportedAndRecovers(t *testing.T) {
 	}
 }
 
-func TestUnauthorized401SaysTheTokenIsRefused(t *testing.T) {
+// A refused token stops the transport with one clear error instead of
+// polling forever: at start (getMe) and when revoked while running.
+func TestUnauthorized401StopsTheTransport(t *testing.T) {
 	api := newFake(t)
-	api.failNext("getUpdates", apiError{Code: 401})
+	api.revoked = true
 	f := start(t, api, runnerFunc(echo), "", nil)
-	api.push(1, 42, 42, "after the refusal", nil)
-	waitSent(t, api, 42, 1)
-	if !strings.Contains(f.log.String(), "Bot API refused the bot token (401 unauthorized); check") {
-		t.Fatalf("log:\n%s", f.log)
+	waitDone(t, f)
+	if f.runErr == nil || !strings.Contains(f.runErr.Error(), "Bot API refused the bot token (401 unauthorized); check") {
+		t.Fatalf("Run: %v", f.runErr)
+	}
+	if n := api.count("getUpdates"); n != 0 {
+		t.Fatalf("polled %d times with a refused token", n)
+	}
+	if s, _ := f.board.Get(Name); s.State != daemon.StateFailed {
+		t.Fatalf("%+v", s)
+	}
+
+	// A token not shaped like one is 404.
+	api = newFake(t)
+	f = start(t, api, runnerFunc(echo), "", func(o *Options) { o.Token = "not-a-token" })
+	waitDone(t, f)
+	if f.runErr == nil || !strings.Contains(f.runErr.Error(), "does not know this bot token (404 not found)") || api.count("getUpdates") != 0 {
+		t.Fatalf("Run: %v", f.runErr)
+	}
+
+	api = newFake(t)
+	api.failNext("getUpdates", apiError{Code: 401})
+	f = start(t, api, runnerFunc(echo), "", nil)
+	waitDone(t, f)
+	if f.runErr == nil || !strings.Contains(f.runErr.Error(), "401 unauthorized") || api.count("getUpdates") != 1 {
+		t.Fatalf("Run: %v after %d polls", f.runErr, api.count("getUpdates"))
+	}
+}
+
+func waitDone(t *testing.T, f *fixture) {
+	t.Helper()
+	select {
+	case <-f.done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("Run did not return")
 	}
 }
 
@@ -275,7 +311,10 @@ func TestHTML(t *testing.T) {
 	for in, want := range map[string]string{
 		"# T\n- a\n`x<y`":               "<b>T</b>\n• a\n<code>x&lt;y</code>",
 		"```\nif a<b {}\n```":           "<pre>if a&lt;b {}</pre>",
-		"[x](https://e.org/?a=1&b=\"2)": `<a href="https://e.org/?a=1&amp;b=&#34;2">x</a>`,
+		"[x](https://e.org/?a=1&b=\"2)": `<a href="https://e.org/?a=1&amp;b=&quot;2">x</a>`,
+		`it's "quoted"`:                 `it's "quoted"`,
+		"```go\nif a<b {}\n```":         `<pre><code class="language-go">if a&lt;b {}</code></pre>`,
+		"```\"><x\nno\n```":             "<pre>no</pre>",
 		"*it* and ~~s~~":                "<i>it</i> and <s>s</s>",
 		"odd ` tick":                    "odd ` tick",
 	} {

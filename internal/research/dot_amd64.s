@@ -1,5 +1,29 @@
 #include "textflag.h"
 
+// VNNI_ROW_OUT stores one row's dot product from the VNNI kernels'
+// accumulators (Z0/Z2 the high-byte sums, Z1/Z3 the low): 256·hi + lo,
+// its 16 lanes added up, less the bias in R11, to (R12); then the next
+// output slot and one row fewer in BX.
+#define VNNI_ROW_OUT \
+	VPADDD Z2, Z0, Z0 \
+	VPADDD Z3, Z1, Z1 \
+	VPSLLD $8, Z0, Z0 \
+	VPADDD Z1, Z0, Z0 \
+	VEXTRACTI64X4 $1, Z0, Y1 \
+	VPADDD Y1, Y0, Y0 \
+	VEXTRACTI128 $1, Y0, X1 \
+	VPADDD X1, X0, X0 \
+	VPSHUFD $0x4e, X0, X1 \
+	VPADDD X1, X0, X0 \
+	VPSHUFD $0xb1, X0, X1 \
+	VPADDD X1, X0, X0 \
+	VMOVD X0, AX \
+	SUBL R11, AX \
+	MOVL AX, (R12) \
+	ADDQ $4, R12 \
+	DECQ BX
+
+
 // func dotF32AVX2(a, b *float32, n int) float32
 // n is a multiple of 16.
 TEXT ·dotF32AVX2(SB), NOSPLIT, $0-28
@@ -149,24 +173,7 @@ vnni64:
 	VPDPBUSD (DI)(R8*1), Z10, Z1
 	ADDQ $64, SI
 vnniSum:
-	// 256·hi + lo, then the 16 lanes added up, less the bias.
-	VPADDD Z2, Z0, Z0
-	VPADDD Z3, Z1, Z1
-	VPSLLD $8, Z0, Z0
-	VPADDD Z1, Z0, Z0
-	VEXTRACTI64X4 $1, Z0, Y1
-	VPADDD Y1, Y0, Y0
-	VEXTRACTI128 $1, Y0, X1
-	VPADDD X1, X0, X0
-	VPSHUFD $0x4e, X0, X1
-	VPADDD X1, X0, X0
-	VPSHUFD $0xb1, X0, X1
-	VPADDD X1, X0, X0
-	VMOVD X0, AX
-	SUBL R11, AX
-	MOVL AX, (R12)
-	ADDQ $4, R12
-	DECQ BX
+	VNNI_ROW_OUT
 	JMP vnniRow
 vnniDone:
 	VZEROUPPER
@@ -345,23 +352,7 @@ regsRow:
 	VPDPBUSD Z31, Z5, Z3
 regsSum:
 	ADDQ R8, SI
-	VPADDD Z2, Z0, Z0
-	VPADDD Z3, Z1, Z1
-	VPSLLD $8, Z0, Z0
-	VPADDD Z1, Z0, Z0
-	VEXTRACTI64X4 $1, Z0, Y1
-	VPADDD Y1, Y0, Y0
-	VEXTRACTI128 $1, Y0, X1
-	VPADDD X1, X0, X0
-	VPSHUFD $0x4e, X0, X1
-	VPADDD X1, X0, X0
-	VPSHUFD $0xb1, X0, X1
-	VPADDD X1, X0, X0
-	VMOVD X0, AX
-	SUBL R11, AX
-	MOVL AX, (R12)
-	ADDQ $4, R12
-	DECQ BX
+	VNNI_ROW_OUT
 	JMP regsRow
 regsDone:
 	VZEROUPPER

@@ -49,6 +49,9 @@ func (t *Transport) handle(r xmlstream.TokenReadEncoder, start *xml.StartElement
 	if start.Name.Local == "iq" {
 		return t.handleIQ(r, start)
 	}
+	if start.Name.Local == "presence" {
+		return t.handlePresence(r, start)
+	}
 	if start.Name.Local != "message" {
 		return nil
 	}
@@ -99,9 +102,9 @@ func (t *Transport) directMessage(m inMessage) {
 	if m.Body == "" && len(m.OOB) == 0 {
 		return // chat states, receipts…
 	}
-	if m.Delay != nil {
-		return // offline messages from before a restart are not re-asked
-	}
+	// A delayed direct message comes from the server's offline storage:
+	// it arrived while the bot was away and was never answered, so it is
+	// asked now (group chat history, also delayed, is not).
 	if !t.authorized(m.From) {
 		return
 	}
@@ -115,7 +118,7 @@ func (t *Transport) groupMessage(m inMessage) {
 	if !t.rooms.has(room.String()) || m.Delay != nil || m.Body == "" {
 		return
 	}
-	if m.From.Resourcepart() == t.nick() || m.From.Resourcepart() == "" {
+	if m.From.Resourcepart() == t.rooms.nick(room.String(), t.nick()) || m.From.Resourcepart() == "" {
 		return // our own reflection or the room's subject/notices
 	}
 	out := &output{t: t, to: room, typ: stanza.GroupChatMessage}
@@ -175,4 +178,19 @@ func parseAllowlist(list []string) (allowlist, error) {
 
 func (a allowlist) allows(from jid.JID) bool {
 	return a.bare[from.Bare().String()] || a.full[from.String()]
+}
+
+// allowsAccount reports whether any resource of bare's account is
+// allowed: presence subscriptions are between accounts, not resources.
+func (a allowlist) allowsAccount(bare jid.JID) bool {
+	b := bare.Bare().String()
+	if a.bare[b] {
+		return true
+	}
+	for f := range a.full {
+		if j, err := jid.Parse(f); err == nil && j.Bare().String() == b {
+			return true
+		}
+	}
+	return false
 }

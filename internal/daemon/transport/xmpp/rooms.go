@@ -22,10 +22,13 @@ type rooms struct {
 
 	mu    sync.Mutex
 	names []string
+	// nicks are the nicknames in use where the configured one was taken
+	// (in memory: each connect tries the configured nick first).
+	nicks map[string]string
 }
 
 func loadRooms(path string) (*rooms, error) {
-	r := &rooms{path: path}
+	r := &rooms{path: path, nicks: map[string]string{}}
 	if path == "" {
 		return r, nil
 	}
@@ -54,6 +57,26 @@ func (r *rooms) has(room string) bool {
 	return slices.Contains(r.names, room)
 }
 
+// nick is the nickname the bot uses in room (def unless it was taken).
+func (r *rooms) nick(room, def string) string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if n := r.nicks[room]; n != "" {
+		return n
+	}
+	return def
+}
+
+func (r *rooms) setNick(room, nick string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if nick == "" {
+		delete(r.nicks, room)
+	} else {
+		r.nicks[room] = nick
+	}
+}
+
 // add binds room and saves the list; it reports whether room is new.
 func (r *rooms) add(room string) (bool, error) {
 	r.mu.Lock()
@@ -62,21 +85,39 @@ func (r *rooms) add(room string) (bool, error) {
 		return false, nil
 	}
 	r.names = append(r.names, room)
+	return true, r.save()
+}
+
+// remove unbinds room (destroyed, or the bot banned) and saves the list.
+func (r *rooms) remove(room string) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	i := slices.Index(r.names, room)
+	if i < 0 {
+		return nil
+	}
+	r.names = slices.Delete(r.names, i, i+1)
+	delete(r.nicks, room)
+	return r.save()
+}
+
+// save writes the list atomically; the caller holds mu.
+func (r *rooms) save() error {
 	if r.path == "" {
-		return true, nil
+		return nil
 	}
 	b, err := json.Marshal(r.names)
 	if err != nil {
-		return true, err
+		return err
 	}
 	if err := os.MkdirAll(filepath.Dir(r.path), 0o700); err != nil {
-		return true, err
+		return err
 	}
 	tmp := r.path + ".tmp"
 	if err := os.WriteFile(tmp, b, 0o600); err != nil {
-		return true, err
+		return err
 	}
-	return true, os.Rename(tmp, r.path)
+	return os.Rename(tmp, r.path)
 }
 
 // invited binds and joins room when the invitation comes from an allowed
@@ -118,7 +159,7 @@ type mucJoin struct {
 func (t *Transport) join(ctx context.Context, s *xmpp.Session, room string) {
 	rj, err := jid.Parse(room)
 	if err == nil {
-		rj, err = rj.WithResource(t.nick())
+		rj, err = rj.WithResource(t.rooms.nick(room, t.nick()))
 	}
 	if err != nil {
 		fmt.Fprintf(t.o.Log, "xmpp: cannot join %s: %v\n", room, err)

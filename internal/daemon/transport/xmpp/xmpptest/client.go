@@ -8,6 +8,7 @@ import (
 	"encoding/xml"
 	"net"
 	"os"
+	"strings"
 	"time"
 
 	"mellium.im/sasl"
@@ -26,12 +27,22 @@ type Msg struct {
 	Replace string
 }
 
+// Pres is a presence the test client received.
+type Pres struct {
+	From, Type string
+	// Condition is the error condition of a type="error" presence.
+	Condition string
+}
+
 // Client is a logged-in test user.
 type Client struct {
 	JID  jid.JID
 	Msgs chan Msg
-	s    *xmpp.Session
-	t    T
+	// Presences are the presences received (subscription answers, room
+	// occupants).
+	Presences chan Pres
+	s         *xmpp.Session
+	t         T
 }
 
 type msgIn struct {
@@ -64,8 +75,25 @@ func (p *Prosody) Connect(t T, user, password string) *Client {
 	if err != nil {
 		t.Fatalf("%s: log in: %v", user, err)
 	}
-	c := &Client{JID: s.LocalAddr(), Msgs: make(chan Msg, 256), s: s, t: t}
+	c := &Client{JID: s.LocalAddr(), Msgs: make(chan Msg, 256), Presences: make(chan Pres, 256), s: s, t: t}
 	go s.Serve(xmpp.HandlerFunc(func(r xmlstream.TokenReadEncoder, start *xml.StartElement) error {
+		if start.Name.Local == "presence" {
+			var p struct {
+				stanza.Presence
+				Err *stanza.Error `xml:"error"`
+			}
+			if xml.NewTokenDecoder(xmlstream.MultiReader(xmlstream.Token(*start), r)).Decode(&p) == nil {
+				pr := Pres{From: p.From.String(), Type: string(p.Type)}
+				if p.Err != nil {
+					pr.Condition = string(p.Err.Condition)
+				}
+				select {
+				case c.Presences <- pr:
+				default:
+				}
+			}
+			return nil
+		}
 		if start.Name.Local != "message" {
 			return nil
 		}
@@ -107,6 +135,34 @@ func (c *Client) encode(v any) {
 	defer cancel()
 	if err := c.s.Encode(ctx, v); err != nil {
 		c.t.Fatalf("%v", err)
+	}
+}
+
+// SendRaw sends a stanza written as XML (test constants only).
+func (c *Client) SendRaw(stanzaXML string) {
+	c.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := c.s.Send(ctx, xml.NewDecoder(strings.NewReader(stanzaXML))); err != nil {
+		c.t.Fatalf("%v", err)
+	}
+}
+
+// WaitPresence returns the first presence satisfying ok, failing after
+// timeout.
+func (c *Client) WaitPresence(timeout time.Duration, ok func(Pres) bool) Pres {
+	c.t.Helper()
+	deadline := time.After(timeout)
+	for {
+		select {
+		case p := <-c.Presences:
+			if ok(p) {
+				return p
+			}
+		case <-deadline:
+			c.t.Fatalf("%s: no matching presence within %s", c.JID, timeout)
+			return Pres{}
+		}
 	}
 }
 

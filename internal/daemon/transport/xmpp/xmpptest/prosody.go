@@ -52,8 +52,18 @@ type Prosody struct {
 // Addr is the client port's address.
 func (p *Prosody) Addr() string { return net.JoinHostPort("127.0.0.1", strconv.Itoa(p.Port)) }
 
+// Option changes the generated server config.
+type Option func(*settings)
+
+type settings struct{ offline bool }
+
+// WithOffline enables mod_offline, as Prosody's default config does:
+// chat messages to an account with no session are stored and delivered,
+// with a delay stamp, when it comes online.
+func WithOffline() Option { return func(s *settings) { s.offline = true } }
+
 // Start runs prosody with accounts user → password (localpart only).
-func Start(t T, accounts map[string]string) *Prosody {
+func Start(t T, accounts map[string]string, opts ...Option) *Prosody {
 	t.Helper()
 	bin, err := exec.LookPath("prosody")
 	if err != nil {
@@ -78,6 +88,14 @@ func Start(t T, accounts map[string]string) *Prosody {
 			t.Fatalf("%v", err)
 		}
 	}
+	var set settings
+	for _, o := range opts {
+		o(&set)
+	}
+	modules, disabled := `"roster", "saslauth", "tls", "disco", "presence", "message", "iq", "ping", "posix"`, `"s2s", "offline"`
+	if set.offline {
+		modules, disabled = modules+`, "offline"`, `"s2s"`
+	}
 	p.Port = freePort(t)
 	cfg := fmt.Sprintf(`run_as_root = true
 pidfile = %[1]q
@@ -91,8 +109,8 @@ http_ports = {}
 https_ports = {}
 c2s_direct_tls_ports = {}
 component_ports = {}
-modules_enabled = { "roster", "saslauth", "tls", "disco", "presence", "message", "iq", "ping", "posix" }
-modules_disabled = { "s2s", "offline" }
+modules_enabled = { %[10]s }
+modules_disabled = { %[11]s }
 authentication = "internal_plain"
 storage = "internal"
 c2s_require_encryption = true
@@ -104,7 +122,7 @@ Component %[9]q "muc"
 	muc_room_locking = false
 	restrict_room_creation = false
 `, filepath.Join(dir, "prosody.pid"), filepath.Join(dir, "data"), filepath.Join(dir, "prosody.log"), p.Port,
-		dir, p.CAFile, filepath.Join(dir, Domain+".key"), Domain, Conference)
+		dir, p.CAFile, filepath.Join(dir, Domain+".key"), Domain, Conference, modules, disabled)
 	if err := os.WriteFile(p.cfg, []byte(cfg), 0o600); err != nil {
 		t.Fatalf("%v", err)
 	}

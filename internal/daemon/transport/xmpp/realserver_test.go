@@ -1,0 +1,228 @@
+package xmpp
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/askygo/asky/internal/config"
+	"github.com/askygo/asky/internal/daemon"
+	"github.com/askygo/asky/internal/daemon/transport/xmpp/xmpptest"
+	"github.com/askygo/asky/internal/turn"
+)
+
+// Messages sent while the bot was away are kept by Prosody's offline
+// storage and delivered with a delay stamp at the next login: they are
+// answered then, once each.
+func TestOfflineMessagesAnsweredAtLogin(t *testing.T) {
+	p := xmpptest.Start(t, accounts, xmpptest.WithOffline())
+	f := startOn(t, p, runnerFunc(echo), nil, "")
+	alice := p.Connect(t, "alice", "alicepw")
+	f.stop()
+	time.Sleep(200 * time.Millisecond) // the bot's session is gone
+	alice.Send(xmpptest.JID("bot"), "asked while you were away")
+	alice.Send(xmpptest.JID("bot")+"/asky", "and to your resource")
+	startOn(t, p, runnerFunc(echo), nil, "")
+	var answers []string
+	alice.Until(10*time.Second, func(m xmpptest.Msg) bool {
+		if strings.HasPrefix(m.Body, "echo:") {
+			answers = append(answers, m.Body)
+		}
+		return len(answers) == 2
+	})
+	alice.Quiet(500 * time.Millisecond)
+	if answers[0] != "echo: asked while you were away (xmpp:alice@localhost)" || answers[1] != "echo: and to your resource (xmpp:alice@localhost)" {
+		t.Fatalf("answers %q", answers)
+	}
+}
+
+// A refused password is one clear log line, not one per retry, and the
+// retries back off to the maximum at once.
+func TestWrongPasswordLogsOnceAndBacksOff(t *testing.T) {
+	p := xmpptest.Start(t, accounts)
+	f := launch(t, p, runnerFunc(echo), nil, "wrong", "")
+	time.Sleep(1500 * time.Millisecond)
+	log := f.log.String()
+	if n := strings.Count(log, "the server refused the password for bot@localhost"); n != 1 {
+		t.Fatalf("refusal logged %d times, want once:\n%s", n, log)
+	}
+	if !strings.Contains(log, "xmpp.password_env") {
+		t.Fatalf("no hint: %s", log)
+	}
+	s, _ := f.board.Get(Name)
+	if s.State != daemon.StateReconnecting || s.LastError == "" {
+		t.Fatalf("board %+v", s)
+	}
+	// 1.5 s at the 300 ms maximum is at most 6 attempts; Prosody logs
+	// each failed authentication.
+	if n := strings.Count(p.Logs(), "Authentication failed") + strings.Count(p.Logs(), "authentication failure"); n > 7 {
+		t.Fatalf("%d login attempts in 1.5 s", n)
+	}
+}
+
+// A certificate the daemon cannot verify says which key to set.
+func TestUnknownCertificateAuthorityHint(t *testing.T) {
+	p := xmpptest.Start(t, accounts)
+	f := launch(t, p, runnerFunc(echo), func(c *config.XMPP) { c.CAFile = "" }, "botpw", "")
+	waitFor(t, func() bool { return strings.Contains(f.log.String(), "set xmpp.ca_file") })
+	// tls_insecure_loopback is the other, loopback-only way.
+	startOn(t, p, runnerFunc(echo), func(c *config.XMPP) { c.CAFile = ""; c.TLSInsecureLoopback = true; c.Resource = "other" }, "")
+}
+
+// Two daemons on the same JID and resource take the session from each
+// other; each session ending at once must not become a reconnect loop.
+func TestResourceConflictDoesNotHotLoop(t *testing.T) {
+	p := xmpptest.Start(t, accounts)
+	a := launch(t, p, runnerFunc(echo), nil, "botpw", "")
+	b := launch(t, p, runnerFunc(echo), nil, "botpw", "")
+	time.Sleep(3 * time.Second)
+	n := strings.Count(a.log.String(), "connected as") + strings.Count(b.log.String(), "connected as")
+	// With the 300 ms maximum backoff, 3 s allow about 10 sessions each.
+	if n > 30 {
+		t.Fatalf("%d sessions in 3 s: a reconnect loop", n)
+	}
+}
+
+// Subscription requests: allowed accounts (bare, or any allowed full
+// JID's account) are approved, others refused.
+func TestSubscriptionRequests(t *testing.T) {
+	f := start(t, runnerFunc(echo), nil)
+	bot := xmpptest.JID("bot")
+	for _, c := range []struct{ user, want string }{{"alice", "subscribed"}, {"carol", "subscribed"}, {"bob", "unsubscribed"}} {
+		cl := f.p.Connect(t, c.user, c.user+"pw")
+		// A client that fetched its roster gets subscription answers.
+		cl.SendRaw(`<iq type='get' id='r1'><query xmlns='jabber:iq:roster'/></iq>`)
+		cl.SendRaw(fmt.Sprintf(`<presence to='%s' type='subscribe'/>`, bot))
+		got := cl.WaitPresence(5*time.Second, func(p xmpptest.Pres) bool {
+			return p.From == bot && (p.Type == "subscribed" || p.Type == "unsubscribed")
+		})
+		if got.Type != c.want {
+			t.Fatalf("%s: %s, want %s", c.user, got.Type, c.want)
+		}
+	}
+	if !strings.Contains(f.log.String(), "refused a presence subscription from bob@localhost") {
+		t.Fatalf("log:\n%s", f.log)
+	}
+	// A request made while the bot is away is answered at its next login.
+	f.stop()
+	u1 := f.p.Connect(t, "u1", "upw")
+	u1.SendRaw(`<iq type='get' id='r1'><query xmlns='jabber:iq:roster'/></iq>`)
+	u1.SendRaw(fmt.Sprintf(`<presence to='%s' type='subscribe'/>`, bot))
+	time.Sleep(200 * time.Millisecond)
+	startOn(t, f.p, runnerFunc(echo), nil, "")
+	u1.WaitPresence(5*time.Second, func(p xmpptest.Pres) bool { return p.From == bot && p.Type == "subscribed" })
+}
+
+// Prosody closes the stream on a stanza over 256 KiB: an answer is
+// split below that even when response_chunk_chars is 0 (no limit).
+func TestHugeAnswerFitsStanzaLimit(t *testing.T) {
+	var lines []string
+	for i := 0; len(strings.Join(lines, "\n")) < 400<<10; i++ {
+		lines = append(lines, fmt.Sprintf(`%04d "quoted" <tag> & 🎉 שלום %s`, i, strings.Repeat("z", 60)))
+	}
+	long := strings.Join(lines, "\n")
+	r := runnerFunc(func(context.Context, daemon.Ask) (*turn.Result, error) { return &turn.Result{Answer: long}, nil })
+	f := start(t, r, func(c *config.XMPP) { c.ResponseChunkChars = 0 })
+	alice := f.p.Connect(t, "alice", "alicepw")
+	alice.Send(xmpptest.JID("bot"), "long")
+	last := lines[len(lines)-1]
+	var parts []string
+	alice.Until(15*time.Second, func(m xmpptest.Msg) bool {
+		if m.Replace == "" && !isStatus(m.Body) {
+			parts = append(parts, m.Body)
+		}
+		return strings.HasSuffix(m.Body, last)
+	})
+	if strings.Join(parts, "\n") != long {
+		t.Fatalf("%d parts do not reassemble the answer", len(parts))
+	}
+	if strings.Contains(f.log.String(), "connection lost") {
+		t.Fatalf("the server dropped the bot:\n%s", f.log)
+	}
+}
+
+// XML-special characters, emoji and right-to-left text survive the
+// round trip both ways.
+func TestSpecialCharactersRoundTrip(t *testing.T) {
+	f := start(t, runnerFunc(echo), nil)
+	alice := f.p.Connect(t, "alice", "alicepw")
+	q := `<b>&amp; "q" 'a' ]]> 🎉👩‍💻 שלום مرحبا`
+	alice.Send(xmpptest.JID("bot"), q)
+	if a, _ := answer(t, alice); a.Body != "echo: "+q+" (xmpp:alice@localhost)" {
+		t.Fatalf("%q", a.Body)
+	}
+}
+
+// joinRoom creates room as alice and binds the bot to it by invitation.
+func joinRoom(t *testing.T, f *fixture, alice *xmpptest.Client, room, aliceNick string) {
+	t.Helper()
+	alice.Join(room, aliceNick)
+	alice.WaitPresence(5*time.Second, func(p xmpptest.Pres) bool { return p.From == room+"/"+aliceNick })
+	alice.Invite(xmpptest.JID("bot")+"/asky", room)
+	waitFor(t, func() bool { return f.tr.rooms.has(room) })
+}
+
+// The configured nick taken in a room: the bot joins as nick_ and
+// answers from there.
+func TestRoomNickConflict(t *testing.T) {
+	f := start(t, runnerFunc(echo), nil)
+	alice := f.p.Connect(t, "alice", "alicepw")
+	room := xmpptest.Room("nicks")
+	joinRoom(t, f, alice, room, "asky")
+	alice.WaitPresence(5*time.Second, func(p xmpptest.Pres) bool { return p.From == room+"/asky_" })
+	alice.SendGroup(room, "who answers")
+	got := alice.Until(10*time.Second, func(m xmpptest.Msg) bool { return strings.HasPrefix(m.Body, "echo:") })
+	if a := got[len(got)-1]; a.From != room+"/asky_" {
+		t.Fatalf("answer %+v", a)
+	}
+	if !strings.Contains(f.log.String(), `nick "asky" is taken`) {
+		t.Fatalf("log:\n%s", f.log)
+	}
+}
+
+// A destroyed room is unbound, so a reconnect does not create it again.
+func TestRoomDestroyedUnbinds(t *testing.T) {
+	rooms := filepath.Join(t.TempDir(), "rooms.json")
+	p := xmpptest.Start(t, accounts)
+	f := startOn(t, p, runnerFunc(echo), nil, rooms)
+	alice := p.Connect(t, "alice", "alicepw")
+	room := xmpptest.Room("doomed")
+	joinRoom(t, f, alice, room, "alice")
+	alice.WaitPresence(5*time.Second, func(p xmpptest.Pres) bool { return p.From == room+"/asky" })
+	alice.SendRaw(fmt.Sprintf(`<iq type='set' id='d1' to='%s'><query xmlns='http://jabber.org/protocol/muc#owner'><destroy><reason>done</reason></destroy></query></iq>`, room))
+	waitFor(t, func() bool { return !f.tr.rooms.has(room) })
+	if !strings.Contains(f.log.String(), "was destroyed; unbound") {
+		t.Fatalf("log:\n%s", f.log)
+	}
+	r, err := loadRooms(rooms)
+	if err != nil || r.has(room) {
+		t.Fatalf("room still saved: %v %v", r.list(), err)
+	}
+}
+
+// A kick is logged; the room stays bound and is rejoined when the
+// server comes back.
+func TestRoomKickRejoinAfterRestart(t *testing.T) {
+	p := xmpptest.Start(t, accounts)
+	f := startOn(t, p, runnerFunc(echo), nil, filepath.Join(t.TempDir(), "rooms.json"))
+	alice := p.Connect(t, "alice", "alicepw")
+	room := xmpptest.Room("kicks")
+	joinRoom(t, f, alice, room, "alice")
+	alice.WaitPresence(5*time.Second, func(p xmpptest.Pres) bool { return p.From == room+"/asky" })
+	alice.SendRaw(fmt.Sprintf(`<iq type='set' id='k1' to='%s'><query xmlns='http://jabber.org/protocol/muc#admin'><item nick='asky' role='none'/></query></iq>`, room))
+	waitFor(t, func() bool { return strings.Contains(f.log.String(), "kicked from "+room) })
+	if !f.tr.rooms.has(room) {
+		t.Fatal("a kick unbound the room")
+	}
+	p.Restart()
+	time.Sleep(100 * time.Millisecond)
+	f.waitConnected(t)
+	alice = p.Connect(t, "alice", "alicepw")
+	alice.Join(room, "alice")
+	alice.WaitPresence(5*time.Second, func(p xmpptest.Pres) bool { return p.From == room+"/alice" })
+	alice.SendGroup(room, "back?")
+	alice.Until(10*time.Second, func(m xmpptest.Msg) bool { return m.Body == "echo: back? (xmpp-room:kicks@conference.localhost)" })
+}

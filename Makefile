@@ -6,7 +6,7 @@ LDFLAGS   := -s -w -X github.com/askygo/asky/internal/build.Version=$(VERSION)
 BIN       := bin/asky
 PREFIX    ?= $(HOME)/.local
 
-.PHONY: build test cross demo demo-run bench eval eval-semantic eval-deep lint completions check-completions install clean
+.PHONY: build test cross demo demo-run bench eval eval-semantic eval-deep xmpp-interop lint completions check-completions install clean
 
 build:
 	$(GO) build -trimpath -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/asky
@@ -92,6 +92,17 @@ eval-semantic: build
 # never part of make test.
 eval-deep: build
 	EVAL_DIR=$(EVAL_DIR) internal/research/staticemb/convert/eval-deep.sh
+
+# xmpp-interop talks to the XMPP bot through a real Prosody with
+# slixmpp, an independent client (internal/daemon/transport/xmpp/interop):
+# direct and group chat, special characters, long answers, allow-list,
+# subscriptions. It needs prosody and the package index (once, for the
+# venv); never part of make test.
+XMPP_VENV ?= /tmp/asky-xmpp-venv
+xmpp-interop:
+	@test -x $(XMPP_VENV)/bin/python || python3 -m venv $(XMPP_VENV)
+	@$(XMPP_VENV)/bin/python -c 'import slixmpp' 2>/dev/null || $(XMPP_VENV)/bin/pip install -q slixmpp==1.17.0
+	ASKY_INTEROP_PYTHON=$(XMPP_VENV)/bin/python $(GO) test -tags interop -count=1 -run TestInteropSlixmpp -v ./internal/daemon/transport/xmpp/
 
 # -p 1: packages one at a time, so no benchmark shares the cores with another.
 # The million-chunk benchmarks (BenchmarkQuery1M, BenchmarkCorpusQueryCold1M)

@@ -226,3 +226,29 @@ func TestRoomKickRejoinAfterRestart(t *testing.T) {
 	alice.SendGroup(room, "back?")
 	alice.Until(10*time.Second, func(m xmpptest.Msg) bool { return m.Body == "echo: back? (xmpp-room:kicks@conference.localhost)" })
 }
+
+// The bot logs in with what Prosody offers: SCRAM-SHA-256 with plain
+// storage, SCRAM-SHA-1 with Debian's default hashed storage, PLAIN
+// alone, and over TLS 1.2 as well as 1.3.
+func TestSASLAndTLSVariants(t *testing.T) {
+	hashed := xmpptest.WithHashedPasswords()
+	tls12 := xmpptest.WithSSL(`protocol = "tlsv1_2";`)
+	for name, opts := range map[string][]xmpptest.Option{
+		"hashed":        {hashed},
+		"plain":         {xmpptest.WithGlobal(`disable_sasl_mechanisms = { "SCRAM-SHA-1", "SCRAM-SHA-256", "DIGEST-MD5" }`)},
+		"scram-sha-1":   {xmpptest.WithGlobal(`disable_sasl_mechanisms = { "PLAIN", "SCRAM-SHA-256", "DIGEST-MD5" }`)},
+		"tls1.2":        {tls12},
+		"tls1.2+hashed": {tls12, hashed},
+	} {
+		t.Run(name, func(t *testing.T) {
+			p := xmpptest.Start(t, accounts, opts...)
+			f := startOn(t, p, runnerFunc(echo), nil, "")
+			alice := p.Connect(t, "alice", "alicepw")
+			alice.Send(xmpptest.JID("bot"), "hi")
+			if a, _ := answer(t, alice); a.Body != "echo: hi (xmpp:alice@localhost)" {
+				t.Fatalf("%q", a.Body)
+			}
+			_ = f
+		})
+	}
+}

@@ -34,12 +34,14 @@ type inMessage struct {
 	Delay *struct{} `xml:"urn:xmpp:delay delay"`
 	// Direct (XEP-0249) and mediated (XEP-0045) invitations.
 	Direct *struct {
-		JID string `xml:"jid,attr"`
+		JID      string `xml:"jid,attr"`
+		Password string `xml:"password,attr"`
 	} `xml:"jabber:x:conference x"`
 	Mediated *struct {
 		Invite *struct {
 			From string `xml:"from,attr"`
 		} `xml:"invite"`
+		Password string `xml:"password"`
 	} `xml:"http://jabber.org/protocol/muc#user x"`
 }
 
@@ -62,9 +64,9 @@ func (t *Transport) handle(r xmlstream.TokenReadEncoder, start *xml.StartElement
 	}
 	switch {
 	case m.Direct != nil:
-		t.invited(m.From, m.Direct.JID)
+		t.invited(m.From, m.Direct.JID, m.Direct.Password)
 	case m.Mediated != nil && m.Mediated.Invite != nil:
-		t.invited(mustParse(m.Mediated.Invite.From), m.From.Bare().String())
+		t.invited(mustParse(m.Mediated.Invite.From), m.From.Bare().String(), m.Mediated.Password)
 	case m.Type == stanza.GroupChatMessage:
 		t.groupMessage(m)
 	case m.Type == stanza.ChatMessage || m.Type == stanza.NormalMessage:

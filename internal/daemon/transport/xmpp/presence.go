@@ -86,7 +86,7 @@ func (t *Transport) joinFailed(room string, p inPresence) {
 	hint := ""
 	switch cond {
 	case stanza.NotAuthorized:
-		hint = " (the room has a password; asky joins only rooms without one)"
+		hint = " (wrong or missing room password: invite the bot again with the password)"
 	case stanza.RegistrationRequired:
 		hint = " (members-only room: make the bot's JID a member)"
 	case stanza.Forbidden:

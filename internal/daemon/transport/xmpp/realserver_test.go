@@ -252,3 +252,34 @@ func TestSASLAndTLSVariants(t *testing.T) {
 		})
 	}
 }
+
+// A password-protected room: an invitation without the password fails
+// to join with a clear line; one carrying it (XEP-0249) joins, and the
+// password is kept for the rejoin after a restart.
+func TestRoomWithPassword(t *testing.T) {
+	roomsFile := filepath.Join(t.TempDir(), "rooms.json")
+	p := xmpptest.Start(t, accounts)
+	f := startOn(t, p, runnerFunc(echo), nil, roomsFile)
+	alice := p.Connect(t, "alice", "alicepw")
+	room := xmpptest.Room("secret")
+	alice.Join(room, "alice")
+	alice.WaitPresence(5*time.Second, func(p xmpptest.Pres) bool { return p.From == room+"/alice" })
+	alice.SendRaw(fmt.Sprintf(`<iq type='set' id='c1' to='%s'><query xmlns='http://jabber.org/protocol/muc#owner'><x xmlns='jabber:x:data' type='submit'>
+<field var='FORM_TYPE'><value>http://jabber.org/protocol/muc#roomconfig</value></field>
+<field var='muc#roomconfig_passwordprotectedroom'><value>1</value></field>
+<field var='muc#roomconfig_roomsecret'><value>sesame</value></field></x></query></iq>`, room))
+	time.Sleep(200 * time.Millisecond)
+	alice.Invite(xmpptest.JID("bot")+"/asky", room)
+	waitFor(t, func() bool { return strings.Contains(f.log.String(), "cannot join "+room+` as "asky": not-authorized (wrong or missing room password`) })
+	alice.SendRaw(fmt.Sprintf(`<message to='%s/asky'><x xmlns='jabber:x:conference' jid='%s' password='sesame'/></message>`, xmpptest.JID("bot"), room))
+	alice.WaitPresence(5*time.Second, func(p xmpptest.Pres) bool { return p.From == room+"/asky" })
+	alice.SendGroup(room, "open")
+	alice.Until(10*time.Second, func(m xmpptest.Msg) bool { return m.Body == "echo: open (xmpp-room:secret@conference.localhost)" })
+	f.stop()
+	r, err := loadRooms(roomsFile)
+	if err != nil || r.password(room) != "sesame" {
+		t.Fatalf("saved rooms %v %v", r, err)
+	}
+	startOn(t, p, runnerFunc(echo), nil, roomsFile)
+	alice.WaitPresence(5*time.Second, func(p xmpptest.Pres) bool { return p.From == room+"/asky" && p.Type == "" })
+}

@@ -16,19 +16,22 @@ import (
 )
 
 // rooms are the group chats bound through an invite from an allowed JID;
-// they are persisted so a restart rejoins them.
+// they are persisted so a restart rejoins them. The file is a JSON list
+// of room JIDs, or {"jid", "password"} objects for rooms the invitation
+// gave a password for.
 type rooms struct {
 	path string
 
-	mu    sync.Mutex
-	names []string
+	mu        sync.Mutex
+	names     []string
+	passwords map[string]string
 	// nicks are the nicknames in use where the configured one was taken
 	// (in memory: each connect tries the configured nick first).
 	nicks map[string]string
 }
 
 func loadRooms(path string) (*rooms, error) {
-	r := &rooms{path: path, nicks: map[string]string{}}
+	r := &rooms{path: path, nicks: map[string]string{}, passwords: map[string]string{}}
 	if path == "" {
 		return r, nil
 	}
@@ -39,10 +42,35 @@ func loadRooms(path string) (*rooms, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := json.Unmarshal(b, &r.names); err != nil {
+	var entries []json.RawMessage
+	if err := json.Unmarshal(b, &entries); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
+	for _, e := range entries {
+		var room savedRoom
+		if err := json.Unmarshal(e, &room.JID); err != nil {
+			if err := json.Unmarshal(e, &room); err != nil {
+				return nil, fmt.Errorf("%s: %w", path, err)
+			}
+		}
+		r.names = append(r.names, room.JID)
+		if room.Password != "" {
+			r.passwords[room.JID] = room.Password
+		}
+	}
 	return r, nil
+}
+
+// savedRoom is a room with a password in the rooms file.
+type savedRoom struct {
+	JID      string `json:"jid"`
+	Password string `json:"password"`
+}
+
+func (r *rooms) password(room string) string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.passwords[room]
 }
 
 func (r *rooms) list() []string {
@@ -77,15 +105,22 @@ func (r *rooms) setNick(room, nick string) {
 	}
 }
 
-// add binds room and saves the list; it reports whether room is new.
-func (r *rooms) add(room string) (bool, error) {
+// add binds room (with the invitation's password, if any) and saves
+// the list; it reports whether room is new.
+func (r *rooms) add(room, password string) (bool, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if slices.Contains(r.names, room) {
+	known := slices.Contains(r.names, room)
+	if known && (password == "" || password == r.passwords[room]) {
 		return false, nil
 	}
-	r.names = append(r.names, room)
-	return true, r.save()
+	if !known {
+		r.names = append(r.names, room)
+	}
+	if password != "" {
+		r.passwords[room] = password
+	}
+	return !known, r.save()
 }
 
 // remove unbinds room (destroyed, or the bot banned) and saves the list.
@@ -98,6 +133,7 @@ func (r *rooms) remove(room string) error {
 	}
 	r.names = slices.Delete(r.names, i, i+1)
 	delete(r.nicks, room)
+	delete(r.passwords, room)
 	return r.save()
 }
 
@@ -106,7 +142,14 @@ func (r *rooms) save() error {
 	if r.path == "" {
 		return nil
 	}
-	b, err := json.Marshal(r.names)
+	entries := make([]any, len(r.names))
+	for i, n := range r.names {
+		entries[i] = n
+		if pw := r.passwords[n]; pw != "" {
+			entries[i] = savedRoom{JID: n, Password: pw}
+		}
+	}
+	b, err := json.Marshal(entries)
 	if err != nil {
 		return err
 	}
@@ -122,7 +165,7 @@ func (r *rooms) save() error {
 
 // invited binds and joins room when the invitation comes from an allowed
 // JID; other invitations are dropped like any unauthorized message.
-func (t *Transport) invited(from jid.JID, room string) {
+func (t *Transport) invited(from jid.JID, room, password string) {
 	if !t.authorized(from) {
 		return
 	}
@@ -132,7 +175,7 @@ func (t *Transport) invited(from jid.JID, room string) {
 		return
 	}
 	rj = rj.Bare()
-	added, err := t.rooms.add(rj.String())
+	added, err := t.rooms.add(rj.String(), password)
 	if err != nil {
 		fmt.Fprintf(t.o.Log, "xmpp: could not save the room list: %v\n", err)
 	}
@@ -153,6 +196,7 @@ type mucJoin struct {
 	History struct {
 		MaxStanzas int `xml:"maxstanzas,attr"`
 	} `xml:"history"`
+	Password string `xml:"password,omitempty"`
 }
 
 // join sends the join presence to room/nick.
@@ -169,6 +213,7 @@ func (t *Transport) join(ctx context.Context, s *xmpp.Session, room string) {
 		stanza.Presence
 		X mucJoin
 	}{Presence: stanza.Presence{To: rj}}
+	p.X.Password = t.rooms.password(room)
 	if err := s.Encode(ctx, p); err != nil {
 		fmt.Fprintf(t.o.Log, "xmpp: joining %s: %v\n", room, err)
 	}

@@ -270,7 +270,9 @@ func TestRoomWithPassword(t *testing.T) {
 <field var='muc#roomconfig_roomsecret'><value>sesame</value></field></x></query></iq>`, room))
 	time.Sleep(200 * time.Millisecond)
 	alice.Invite(xmpptest.JID("bot")+"/asky", room)
-	waitFor(t, func() bool { return strings.Contains(f.log.String(), "cannot join "+room+` as "asky": not-authorized (wrong or missing room password`) })
+	waitFor(t, func() bool {
+		return strings.Contains(f.log.String(), "cannot join "+room+` as "asky": not-authorized (wrong or missing room password`)
+	})
 	alice.SendRaw(fmt.Sprintf(`<message to='%s/asky'><x xmlns='jabber:x:conference' jid='%s' password='sesame'/></message>`, xmpptest.JID("bot"), room))
 	alice.WaitPresence(5*time.Second, func(p xmpptest.Pres) bool { return p.From == room+"/asky" })
 	alice.SendGroup(room, "open")

@@ -43,13 +43,13 @@ func TestOfflineMessagesAnsweredAtLogin(t *testing.T) {
 // retries back off to the maximum at once.
 func TestWrongPasswordLogsOnceAndBacksOff(t *testing.T) {
 	p := xmpptest.Start(t, accounts)
-	f := launch(t, p, runnerFunc(echo), nil, "wrong", "")
+	f := launch(t, p, runnerFunc(echo), func(c *config.XMPP) { c.PasswordEnv = "ASKY_XMPP_PASSWORD" }, "wrong", "")
 	time.Sleep(1500 * time.Millisecond)
 	log := f.log.String()
 	if n := strings.Count(log, "the server refused the password for bot@localhost"); n != 1 {
 		t.Fatalf("refusal logged %d times, want once:\n%s", n, log)
 	}
-	if !strings.Contains(log, "xmpp.password_env") {
+	if !strings.Contains(log, "check ASKY_XMPP_PASSWORD (xmpp.password_env)") || !strings.Contains(log, "retrying every 300ms") {
 		t.Fatalf("no hint: %s", log)
 	}
 	s, _ := f.board.Get(Name)
@@ -147,12 +147,27 @@ func TestHugeAnswerFitsStanzaLimit(t *testing.T) {
 // XML-special characters, emoji and right-to-left text survive the
 // round trip both ways.
 func TestSpecialCharactersRoundTrip(t *testing.T) {
-	f := start(t, runnerFunc(echo), nil)
+	f := start(t, runnerFunc(func(ctx context.Context, a daemon.Ask) (*turn.Result, error) {
+		if a.Question == "control" {
+			return &turn.Result{Answer: "nul\x00 esc\x1b bell\x07 ok"}, nil
+		}
+		return echo(ctx, a)
+	}), nil)
 	alice := f.p.Connect(t, "alice", "alicepw")
 	q := `<b>&amp; "q" 'a' ]]> 🎉👩‍💻 שלום مرحبا`
 	alice.Send(xmpptest.JID("bot"), q)
 	if a, _ := answer(t, alice); a.Body != "echo: "+q+" (xmpp:alice@localhost)" {
 		t.Fatalf("%q", a.Body)
+	}
+	// Characters XML 1.0 cannot carry (a model may emit them) are
+	// replaced, not sent raw: the server would close the stream.
+	alice.Send(xmpptest.JID("bot"), "control")
+	got := alice.Until(10*time.Second, func(m xmpptest.Msg) bool { return strings.HasPrefix(m.Body, "nul") })
+	if b := got[len(got)-1].Body; b != "nul\uFFFD esc\uFFFD bell\uFFFD ok" {
+		t.Fatalf("%q", b)
+	}
+	if strings.Contains(f.log.String(), "connection lost") {
+		t.Fatalf("the server dropped the bot:\n%s", f.log)
 	}
 }
 

@@ -174,9 +174,13 @@ func (t *Transport) Run(ctx context.Context) error {
 		t.setState(daemon.StateReconnecting, err)
 		// The same failure every retry (a wrong password, the server
 		// down) is logged once; the board keeps the latest.
-		if line := explain(err, t.me); line != lastLogged {
+		if line := t.explain(err); line != lastLogged {
 			lastLogged = line
-			fmt.Fprintf(t.o.Log, "xmpp: %s; retrying in %s, then up to every %s\n", line, backoff, t.o.MaxBackoff)
+			if backoff < t.o.MaxBackoff {
+				fmt.Fprintf(t.o.Log, "xmpp: %s; retrying in %s, then up to every %s\n", line, backoff, t.o.MaxBackoff)
+			} else {
+				fmt.Fprintf(t.o.Log, "xmpp: %s; retrying every %s\n", line, backoff)
+			}
 		}
 		select {
 		case <-ctx.Done():
@@ -245,12 +249,16 @@ func authFailed(err error) bool {
 }
 
 // explain turns a connect failure into one line that says what to fix.
-func explain(err error, me jid.JID) string {
+func (t *Transport) explain(err error) string {
 	var unknownCA x509.UnknownAuthorityError
 	var badHost x509.HostnameError
 	switch {
 	case authFailed(err):
-		return fmt.Sprintf("the server refused the password for %s (%v): check xmpp.password_env or xmpp.password_cmd", me.Bare(), errors.Unwrap(err))
+		where := "xmpp.password_cmd"
+		if t.o.Config.PasswordCmd == "" && t.o.Config.PasswordEnv != "" {
+			where = t.o.Config.PasswordEnv + " (xmpp.password_env)"
+		}
+		return fmt.Sprintf("the server refused the password for %s: check %s (server said: %v)", t.me.Bare(), where, errors.Unwrap(err))
 	case errors.As(err, &unknownCA):
 		return fmt.Sprintf("%v: set xmpp.ca_file to the server's CA certificate (PEM)", err)
 	case errors.As(err, &badHost):

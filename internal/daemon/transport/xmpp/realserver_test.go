@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -299,4 +300,13 @@ func TestRoomWithPassword(t *testing.T) {
 	}
 	startOn(t, p, runnerFunc(echo), nil, roomsFile)
 	alice.WaitPresence(5*time.Second, func(p xmpptest.Pres) bool { return p.From == room+"/asky" && p.Type == "" })
+}
+
+// Clients offer ad-hoc commands after seeing the feature in disco#info.
+func TestDiscoInfoAdvertisesCommands(t *testing.T) {
+	f := start(t, runnerFunc(echo), nil)
+	alice := f.p.Connect(t, "alice", "alicepw")
+	if got := alice.DiscoInfo(xmpptest.JID("bot") + "/asky"); !slices.Contains(got, "http://jabber.org/protocol/commands") {
+		t.Fatalf("features %v", got)
+	}
 }

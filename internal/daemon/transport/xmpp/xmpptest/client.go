@@ -300,6 +300,28 @@ func (c *Client) Command(to, node, sid string, fields map[string]string) Command
 	return out
 }
 
+// DiscoInfo returns the features the entity to advertises (XEP-0030),
+// failing when the query gets an error.
+func (c *Client) DiscoInfo(to string) []string {
+	c.t.Helper()
+	var resp struct {
+		Features []struct {
+			Var string `xml:"var,attr"`
+		} `xml:"feature"`
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	q := xmlstream.Wrap(nil, xml.StartElement{Name: xml.Name{Space: "http://jabber.org/protocol/disco#info", Local: "query"}})
+	if err := c.s.UnmarshalIQ(ctx, stanza.IQ{To: jid.MustParse(to), Type: stanza.GetIQ}.Wrap(q), &resp); err != nil {
+		c.t.Fatalf("disco#info %s: %v", to, err)
+	}
+	var out []string
+	for _, f := range resp.Features {
+		out = append(out, f.Var)
+	}
+	return out
+}
+
 // SendOOB sends a chat message carrying url as an out-of-band
 // attachment (XEP-0066), the way clients share files.
 func (c *Client) SendOOB(to, url string) {

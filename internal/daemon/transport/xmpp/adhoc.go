@@ -63,6 +63,7 @@ var discoFeatures = []string{
 	nsOOB,     // shared files
 	nsCorrect, // status corrections
 	"urn:xmpp:styling:0",
+	"urn:xmpp:receipts",
 }
 
 type form struct {

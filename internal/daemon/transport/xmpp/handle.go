@@ -32,6 +32,8 @@ type inMessage struct {
 		URL string `xml:"url"`
 	} `xml:"jabber:x:oob x"`
 	Delay *struct{} `xml:"urn:xmpp:delay delay"`
+	// Receipt is a delivery receipt request (XEP-0184).
+	Receipt *struct{} `xml:"urn:xmpp:receipts request"`
 	// Direct (XEP-0249) and mediated (XEP-0045) invitations.
 	Direct *struct {
 		JID      string `xml:"jid,attr"`
@@ -43,6 +45,16 @@ type inMessage struct {
 		} `xml:"invite"`
 		Password string `xml:"password"`
 	} `xml:"http://jabber.org/protocol/muc#user x"`
+}
+
+// receipt is a delivery receipt (XEP-0184).
+type receipt struct {
+	stanza.Message
+	Received receiptID `xml:"urn:xmpp:receipts received"`
+}
+
+type receiptID struct {
+	ID string `xml:"id,attr"`
 }
 
 // handle is the session's stanza handler. It must not block: answers run
@@ -70,7 +82,7 @@ func (t *Transport) handle(r xmlstream.TokenReadEncoder, start *xml.StartElement
 	case m.Type == stanza.GroupChatMessage:
 		t.groupMessage(m)
 	case m.Type == stanza.ChatMessage || m.Type == stanza.NormalMessage:
-		t.directMessage(m)
+		return t.directMessage(r, m)
 	}
 	return nil
 }
@@ -100,19 +112,28 @@ func (t *Transport) authorized(from jid.JID) bool {
 	return false
 }
 
-func (t *Transport) directMessage(m inMessage) {
+func (t *Transport) directMessage(r xmlstream.Encoder, m inMessage) error {
 	if m.Body == "" && len(m.OOB) == 0 {
-		return // chat states, receipts…
+		return nil // chat states, receipts…
 	}
 	// A delayed direct message comes from the server's offline storage:
 	// it arrived while the bot was away and was never answered, so it is
 	// asked now (group chat history, also delayed, is not).
 	if !t.authorized(m.From) {
-		return
+		return nil
+	}
+	if m.Receipt != nil && m.ID != "" {
+		// Acknowledge delivery before answering (the client shows the
+		// question as received); only to allowed senders.
+		if err := r.Encode(receipt{Message: stanza.Message{XMLName: xml.Name{Local: "message"}, ID: newID(), To: m.From, Type: m.Type},
+			Received: receiptID{ID: m.ID}}); err != nil {
+			return err
+		}
 	}
 	conv := "xmpp:" + m.From.Bare().String()
 	out := &output{t: t, to: m.From, typ: stanza.ChatMessage}
 	t.dispatch(conv, m, out)
+	return nil
 }
 
 func (t *Transport) groupMessage(m inMessage) {

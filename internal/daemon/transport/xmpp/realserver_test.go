@@ -310,3 +310,18 @@ func TestDiscoInfoAdvertisesCommands(t *testing.T) {
 		t.Fatalf("features %v", got)
 	}
 }
+
+// A delivery receipt request (XEP-0184) from an allowed JID is
+// acknowledged before the answer; others get none.
+func TestDeliveryReceipts(t *testing.T) {
+	f := start(t, runnerFunc(echo), nil)
+	alice := f.p.Connect(t, "alice", "alicepw")
+	alice.SendRaw(fmt.Sprintf(`<message to='%s' id='m42' type='chat'><body>ack me</body><request xmlns='urn:xmpp:receipts'/></message>`, xmpptest.JID("bot")))
+	got := alice.Until(10*time.Second, func(m xmpptest.Msg) bool { return strings.HasPrefix(m.Body, "echo:") })
+	if !slices.ContainsFunc(got, func(m xmpptest.Msg) bool { return m.Receipt == "m42" && m.Body == "" }) {
+		t.Fatalf("no receipt for m42: %+v", got)
+	}
+	bob := f.p.Connect(t, "bob", "bobpw")
+	bob.SendRaw(fmt.Sprintf(`<message to='%s' id='b1' type='chat'><body>ack me</body><request xmlns='urn:xmpp:receipts'/></message>`, xmpptest.JID("bot")))
+	bob.Quiet(500 * time.Millisecond)
+}

@@ -25,6 +25,9 @@ type Msg struct {
 	From, ID, Type, Body string
 	// Replace is the id a correction (XEP-0308) replaces.
 	Replace string
+	// Receipt is the id a delivery receipt (XEP-0184) acknowledges;
+	// receipts have no body.
+	Receipt string
 }
 
 // Pres is a presence the test client received.
@@ -51,6 +54,9 @@ type msgIn struct {
 	Replace struct {
 		ID string `xml:"id,attr"`
 	} `xml:"urn:xmpp:message-correct:0 replace"`
+	Received struct {
+		ID string `xml:"id,attr"`
+	} `xml:"urn:xmpp:receipts received"`
 }
 
 // Connect logs user in with resource "test".
@@ -98,10 +104,10 @@ func (p *Prosody) Connect(t T, user, password string) *Client {
 			return nil
 		}
 		var m msgIn
-		if err := xml.NewTokenDecoder(xmlstream.MultiReader(xmlstream.Token(*start), r)).Decode(&m); err != nil || m.Body == "" {
+		if err := xml.NewTokenDecoder(xmlstream.MultiReader(xmlstream.Token(*start), r)).Decode(&m); err != nil || m.Body == "" && m.Received.ID == "" {
 			return nil
 		}
-		c.Msgs <- Msg{From: m.From.String(), ID: m.ID, Type: string(m.Type), Body: m.Body, Replace: m.Replace.ID}
+		c.Msgs <- Msg{From: m.From.String(), ID: m.ID, Type: string(m.Type), Body: m.Body, Replace: m.Replace.ID, Receipt: m.Received.ID}
 		return nil
 	}))
 	if err := s.Send(ctx, stanza.Presence{}.Wrap(nil)); err != nil {

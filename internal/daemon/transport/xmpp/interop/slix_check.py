@@ -25,7 +25,7 @@ class User(slixmpp.ClientXMPP):
         self.ca_certs = ca
         self.inbox = asyncio.Queue()
         self.presences = asyncio.Queue()
-        for p in ("xep_0030", "xep_0045", "xep_0249", "xep_0199", "xep_0308"):
+        for p in ("xep_0030", "xep_0045", "xep_0184", "xep_0249", "xep_0199", "xep_0308"):
             self.register_plugin(p)
         self.add_event_handler("message", lambda m: self.inbox.put_nowait(m))
         self.add_event_handler("presence", lambda p: self.presences.put_nowait(p))
@@ -79,6 +79,22 @@ async def main(a):
     got, ok = await alice.until(lambda m: is_answer(m, "echo:"))
     check("direct chat answered", ok and got[-1]["body"] == f"echo: hello (xmpp:{a.alice})", [m["body"] for m in got])
     check("answer is type chat", ok and got[-1]["type"] == "chat", got[-1]["type"] if got else "")
+
+    # Delivery receipt (XEP-0184) and service discovery (XEP-0030).
+    receipt = asyncio.Event()
+    alice.add_event_handler("receipt_received", lambda m: receipt.set())
+    msg = alice.make_message(mto=bot, mbody="receipt please", mtype="chat")
+    msg["request_receipt"] = True
+    msg.send()
+    try:
+        await asyncio.wait_for(receipt.wait(), 5)
+    except asyncio.TimeoutError:
+        pass
+    check("delivery receipt returned", receipt.is_set())
+    await alice.until(lambda m: is_answer(m, "echo: receipt please"))
+    info = await alice.plugin["xep_0030"].get_info(jid=bot + "/asky", timeout=5)
+    feats = info["disco_info"]["features"]
+    check("disco#info advertises ad-hoc commands", "http://jabber.org/protocol/commands" in feats, feats)
 
     # XML-special characters, emoji, RTL.
     q = "<b>&amp; \"q\" 'a' ]]> 🎉👩‍💻 שלום مرحبا"

@@ -181,6 +181,16 @@ func joinRoom(t *testing.T, f *fixture, alice *xmpptest.Client, room, aliceNick 
 	waitFor(t, func() bool { return f.tr.rooms.has(room) })
 }
 
+// roomWorld runs prosody and the bot with a rooms file, and connects
+// alice.
+func roomWorld(t *testing.T) (*xmpptest.Prosody, *fixture, *xmpptest.Client, string) {
+	t.Helper()
+	roomsFile := filepath.Join(t.TempDir(), "rooms.json")
+	p := xmpptest.Start(t, accounts)
+	f := startOn(t, p, runnerFunc(echo), nil, roomsFile)
+	return p, f, p.Connect(t, "alice", "alicepw"), roomsFile
+}
+
 // The configured nick taken in a room: the bot joins as nick_ and
 // answers from there.
 func TestRoomNickConflict(t *testing.T) {
@@ -201,10 +211,7 @@ func TestRoomNickConflict(t *testing.T) {
 
 // A destroyed room is unbound, so a reconnect does not create it again.
 func TestRoomDestroyedUnbinds(t *testing.T) {
-	rooms := filepath.Join(t.TempDir(), "rooms.json")
-	p := xmpptest.Start(t, accounts)
-	f := startOn(t, p, runnerFunc(echo), nil, rooms)
-	alice := p.Connect(t, "alice", "alicepw")
+	_, f, alice, rooms := roomWorld(t)
 	room := xmpptest.Room("doomed")
 	joinRoom(t, f, alice, room, "alice")
 	alice.WaitPresence(5*time.Second, func(p xmpptest.Pres) bool { return p.From == room+"/asky" })
@@ -222,9 +229,7 @@ func TestRoomDestroyedUnbinds(t *testing.T) {
 // A kick is logged; the room stays bound and is rejoined when the
 // server comes back.
 func TestRoomKickRejoinAfterRestart(t *testing.T) {
-	p := xmpptest.Start(t, accounts)
-	f := startOn(t, p, runnerFunc(echo), nil, filepath.Join(t.TempDir(), "rooms.json"))
-	alice := p.Connect(t, "alice", "alicepw")
+	p, f, alice, _ := roomWorld(t)
 	room := xmpptest.Room("kicks")
 	joinRoom(t, f, alice, room, "alice")
 	alice.WaitPresence(5*time.Second, func(p xmpptest.Pres) bool { return p.From == room+"/asky" })
@@ -273,10 +278,7 @@ func TestSASLAndTLSVariants(t *testing.T) {
 // to join with a clear line; one carrying it (XEP-0249) joins, and the
 // password is kept for the rejoin after a restart.
 func TestRoomWithPassword(t *testing.T) {
-	roomsFile := filepath.Join(t.TempDir(), "rooms.json")
-	p := xmpptest.Start(t, accounts)
-	f := startOn(t, p, runnerFunc(echo), nil, roomsFile)
-	alice := p.Connect(t, "alice", "alicepw")
+	p, f, alice, roomsFile := roomWorld(t)
 	room := xmpptest.Room("secret")
 	alice.Join(room, "alice")
 	alice.WaitPresence(5*time.Second, func(p xmpptest.Pres) bool { return p.From == room+"/alice" })

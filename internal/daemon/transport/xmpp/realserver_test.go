@@ -85,6 +85,10 @@ func TestResourceConflictDoesNotHotLoop(t *testing.T) {
 	if n > 30 {
 		t.Fatalf("%d sessions in 3 s: a reconnect loop", n)
 	}
+	// The cause is said once, with what to do.
+	if c := strings.Count(a.log.String(), "another client logged in as bot@localhost/asky"); c != 1 {
+		t.Fatalf("conflict explained %d times:\n%s", c, a.log)
+	}
 }
 
 // Subscription requests: allowed accounts (bare, or any allowed full

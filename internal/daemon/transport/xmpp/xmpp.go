@@ -23,6 +23,7 @@ import (
 	"mellium.im/xmpp"
 	"mellium.im/xmpp/jid"
 	"mellium.im/xmpp/stanza"
+	"mellium.im/xmpp/stream"
 
 	"github.com/askygo/asky/internal/daemon/transport/xmpp/bind"
 
@@ -209,7 +210,6 @@ func (t *Transport) Run(ctx context.Context) error {
 			}
 			continue
 		}
-		lastLogged = ""
 		fmt.Fprintf(t.o.Log, "xmpp: connected as %s\n", s.LocalAddr())
 		began := time.Now()
 		err = t.serve(ctx, s)
@@ -217,9 +217,10 @@ func (t *Transport) Run(ctx context.Context) error {
 			t.setState(daemon.StateStopped, nil)
 			return nil
 		}
-		fmt.Fprintf(t.o.Log, "xmpp: connection lost: %v\n", err)
+		err = fmt.Errorf("connection lost: %w", err)
 		if time.Since(began) >= stableSession {
-			backoff = t.o.MinBackoff
+			fmt.Fprintf(t.o.Log, "xmpp: %s\n", t.explain(err))
+			backoff, lastLogged = t.o.MinBackoff, ""
 			t.setState(daemon.StateReconnecting, err)
 			continue
 		}
@@ -263,6 +264,8 @@ func (t *Transport) explain(err error) string {
 		return fmt.Sprintf("%v: set xmpp.ca_file to the server's CA certificate (PEM)", err)
 	case errors.As(err, &badHost):
 		return fmt.Sprintf("%v: the certificate must name the JID's domain", err)
+	case errors.Is(err, stream.Conflict):
+		return fmt.Sprintf("%v: another client logged in as %s (a second daemon? give each its own xmpp.resource)", err, t.me)
 	}
 	return err.Error()
 }

@@ -61,8 +61,32 @@ func (t *Transport) handlePresence(r xmlstream.TokenReadEncoder, start *xml.Star
 		t.joinFailed(room, p)
 	case p.Type == stanza.UnavailablePresence && p.status(110):
 		t.leftRoom(room, p)
+	case p.Type == "" && p.status(110) && p.status(201):
+		// The join created the room (it was gone, e.g. after a server
+		// restart): accept the default configuration, or Prosody keeps
+		// it locked and nobody else can enter (XEP-0045 §10.1.2).
+		fmt.Fprintf(t.o.Log, "xmpp: %s did not exist; created it again\n", room)
+		return r.Encode(struct {
+			stanza.IQ
+			Q instantRoom
+		}{IQ: stanza.IQ{XMLName: xml.Name{Local: "iq"}, ID: newID(), To: p.From.Bare(), Type: stanza.SetIQ}, Q: submitForm})
 	}
 	return nil
+}
+
+var submitForm = func() instantRoom {
+	var q instantRoom
+	q.X.Type = "submit"
+	return q
+}()
+
+// instantRoom submits an empty room configuration form.
+type instantRoom struct {
+	XMLName xml.Name `xml:"http://jabber.org/protocol/muc#owner query"`
+	X       struct {
+		XMLName xml.Name `xml:"jabber:x:data x"`
+		Type    string   `xml:"type,attr"`
+	}
 }
 
 // joinFailed handles a room refusing the bot's join.

@@ -3,6 +3,7 @@ package xmpp
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -330,4 +331,27 @@ func TestDeliveryReceipts(t *testing.T) {
 	bob := f.p.Connect(t, "bob", "bobpw")
 	bob.SendRaw(fmt.Sprintf(`<message to='%s' id='b1' type='chat'><body>ack me</body><request xmlns='urn:xmpp:receipts'/></message>`, xmpptest.JID("bot")))
 	bob.Quiet(500 * time.Millisecond)
+}
+
+// With Prosody's default room locking, a bound room the bot recreates
+// at login (it was gone) is unlocked, so people can enter and ask.
+func TestRecreatedRoomIsUnlocked(t *testing.T) {
+	room := xmpptest.Room("reborn")
+	roomsFile := filepath.Join(t.TempDir(), "rooms.json")
+	if err := os.WriteFile(roomsFile, []byte(`["`+room+`"]`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	p := xmpptest.Start(t, accounts, xmpptest.WithRoomLocking())
+	f := startOn(t, p, runnerFunc(echo), nil, roomsFile)
+	time.Sleep(300 * time.Millisecond) // the join and the configuration
+	alice := p.Connect(t, "alice", "alicepw")
+	alice.Join(room, "alice")
+	if pr := alice.WaitPresence(5*time.Second, func(p xmpptest.Pres) bool { return p.From == room+"/alice" }); pr.Type == "error" {
+		t.Fatalf("alice cannot enter: %+v", pr)
+	}
+	alice.SendGroup(room, "anyone?")
+	alice.Until(10*time.Second, func(m xmpptest.Msg) bool { return m.Body == "echo: anyone? (xmpp-room:reborn@conference.localhost)" })
+	if !strings.Contains(f.log.String(), room+" did not exist; created it again") {
+		t.Fatalf("log:\n%s", f.log)
+	}
 }

@@ -60,6 +60,7 @@ type settings struct {
 	global  []string
 	ssl     string
 	hashed  bool
+	locking bool
 }
 
 // WithOffline enables mod_offline, as Prosody's default config does:
@@ -78,6 +79,10 @@ func WithGlobal(lines string) Option {
 // authentication of Debian's default config; the accounts' plain
 // passwords are hashed at first use.
 func WithHashedPasswords() Option { return func(s *settings) { s.hashed = true } }
+
+// WithRoomLocking keeps Prosody's default muc_room_locking: a new room
+// is locked until its creator configures it.
+func WithRoomLocking() Option { return func(s *settings) { s.locking = true } }
 
 // WithSSL adds fields to the ssl table (e.g. protocol = "tlsv1_2").
 func WithSSL(fields string) Option { return func(s *settings) { s.ssl = fields } }
@@ -144,11 +149,11 @@ ssl = { certificate = %[6]q; key = %[7]q; %[13]s }
 %[12]s
 VirtualHost %[8]q
 Component %[9]q "muc"
-	muc_room_locking = false
+	muc_room_locking = %[15]t
 	restrict_room_creation = false
 `, filepath.Join(dir, "prosody.pid"), filepath.Join(dir, "data"), filepath.Join(dir, "prosody.log"), p.Port,
 		dir, p.CAFile, filepath.Join(dir, Domain+".key"), Domain, Conference, modules, disabled,
-		strings.Join(set.global, "\n"), set.ssl, auth)
+		strings.Join(set.global, "\n"), set.ssl, auth, set.locking)
 	if err := os.WriteFile(p.cfg, []byte(cfg), 0o600); err != nil {
 		t.Fatalf("%v", err)
 	}

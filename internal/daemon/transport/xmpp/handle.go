@@ -75,10 +75,19 @@ func (t *Transport) handle(r xmlstream.TokenReadEncoder, start *xml.StartElement
 		return nil
 	}
 	switch {
+	// Mediated first: Prosody adds a jabber:x:conference element to the
+	// invitations it forwards, from the room, not the inviter.
+	case m.Mediated != nil && m.Mediated.Invite != nil:
+		from := mustParse(m.Mediated.Invite.From)
+		if from.Bare().Equal(m.From.Bare()) {
+			// A semi-anonymous room names the inviter by nick only:
+			// nothing to check against allowed_jids.
+			fmt.Fprintf(t.o.Log, "xmpp: invitation to %s from %q ignored: the room hides the inviter's JID; send a direct invitation (XEP-0249) or make the room non-anonymous\n", m.From.Bare(), from.Resourcepart())
+			return nil
+		}
+		t.invited(from, m.From.Bare().String(), m.Mediated.Password)
 	case m.Direct != nil:
 		t.invited(m.From, m.Direct.JID, m.Direct.Password)
-	case m.Mediated != nil && m.Mediated.Invite != nil:
-		t.invited(mustParse(m.Mediated.Invite.From), m.From.Bare().String(), m.Mediated.Password)
 	case m.Type == stanza.GroupChatMessage:
 		t.groupMessage(m)
 	case m.Type == stanza.ChatMessage || m.Type == stanza.NormalMessage:

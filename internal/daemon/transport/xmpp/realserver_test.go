@@ -355,3 +355,28 @@ func TestRecreatedRoomIsUnlocked(t *testing.T) {
 		t.Fatalf("log:\n%s", f.log)
 	}
 }
+
+// A mediated invitation (XEP-0045 §7.8.2, sent through the room, as
+// most clients do) binds the room when the room shows the inviter's
+// JID; a semi-anonymous room hides it, and the invitation is refused
+// with a line that says why.
+func TestMediatedInvitation(t *testing.T) {
+	_, f, alice, _ := roomWorld(t)
+	room := xmpptest.Room("mediated")
+	alice.Join(room, "alice")
+	alice.WaitPresence(5*time.Second, func(p xmpptest.Pres) bool { return p.From == room+"/alice" })
+	invite := fmt.Sprintf(`<message to='%s'><x xmlns='http://jabber.org/protocol/muc#user'><invite to='%s'/></x></message>`, room, xmpptest.JID("bot"))
+	alice.SendRaw(invite)
+	waitFor(t, func() bool { return strings.Contains(f.log.String(), `invitation to `+room+` from "alice" ignored: the room hides the inviter's JID`) })
+	alice.SendRaw(fmt.Sprintf(`<iq type='set' id='c1' to='%s'><query xmlns='http://jabber.org/protocol/muc#owner'><x xmlns='jabber:x:data' type='submit'>
+<field var='FORM_TYPE'><value>http://jabber.org/protocol/muc#roomconfig</value></field>
+<field var='muc#roomconfig_whois'><value>anyone</value></field></x></query></iq>`, room))
+	time.Sleep(200 * time.Millisecond)
+	alice.SendRaw(invite)
+	alice.WaitPresence(5*time.Second, func(p xmpptest.Pres) bool { return p.From == room+"/asky" })
+	if !f.tr.rooms.has(room) {
+		t.Fatal("room not bound")
+	}
+	alice.SendGroup(room, "via room")
+	alice.Until(10*time.Second, func(m xmpptest.Msg) bool { return m.Body == "echo: via room (xmpp-room:mediated@conference.localhost)" })
+}

@@ -367,7 +367,9 @@ func TestMediatedInvitation(t *testing.T) {
 	alice.WaitPresence(5*time.Second, func(p xmpptest.Pres) bool { return p.From == room+"/alice" })
 	invite := fmt.Sprintf(`<message to='%s'><x xmlns='http://jabber.org/protocol/muc#user'><invite to='%s'/></x></message>`, room, xmpptest.JID("bot"))
 	alice.SendRaw(invite)
-	waitFor(t, func() bool { return strings.Contains(f.log.String(), `invitation to `+room+` from "alice" ignored: the room hides the inviter's JID`) })
+	waitFor(t, func() bool {
+		return strings.Contains(f.log.String(), `invitation to `+room+` from "alice" ignored: the room hides the inviter's JID`)
+	})
 	alice.SendRaw(fmt.Sprintf(`<iq type='set' id='c1' to='%s'><query xmlns='http://jabber.org/protocol/muc#owner'><x xmlns='jabber:x:data' type='submit'>
 <field var='FORM_TYPE'><value>http://jabber.org/protocol/muc#roomconfig</value></field>
 <field var='muc#roomconfig_whois'><value>anyone</value></field></x></query></iq>`, room))

@@ -6,7 +6,7 @@ LDFLAGS   := -s -w -X github.com/askygo/asky/internal/build.Version=$(VERSION)
 BIN       := bin/asky
 PREFIX    ?= $(HOME)/.local
 
-.PHONY: build test cross demo demo-run bench eval eval-semantic eval-deep xmpp-interop lint completions check-completions install clean
+.PHONY: build test cross demo demo-run bench eval eval-semantic eval-deep lint completions check-completions install clean
 
 build:
 	$(GO) build -trimpath -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/asky
@@ -93,17 +93,6 @@ eval-semantic: build
 eval-deep: build
 	EVAL_DIR=$(EVAL_DIR) internal/research/staticemb/convert/eval-deep.sh
 
-# xmpp-interop talks to the XMPP bot through a real Prosody with
-# slixmpp, an independent client (internal/daemon/transport/xmpp/interop):
-# direct and group chat, special characters, long answers, allow-list,
-# subscriptions. It needs prosody and the package index (once, for the
-# venv); never part of make test.
-XMPP_VENV ?= /tmp/asky-xmpp-venv
-xmpp-interop:
-	@test -x $(XMPP_VENV)/bin/python || python3 -m venv $(XMPP_VENV)
-	@$(XMPP_VENV)/bin/python -c 'import slixmpp' 2>/dev/null || $(XMPP_VENV)/bin/pip install -q slixmpp==1.17.0
-	ASKY_INTEROP_PYTHON=$(XMPP_VENV)/bin/python $(GO) test -tags interop -count=1 -run TestInteropSlixmpp -v ./internal/daemon/transport/xmpp/
-
 # -p 1: packages one at a time, so no benchmark shares the cores with another.
 # The million-chunk benchmarks (BenchmarkQuery1M, BenchmarkCorpusQueryCold1M)
 # build a corpus for minutes, so they run only with ASKY_BENCH_1M=1; set
@@ -124,6 +113,18 @@ completions: build
 
 check-completions: completions
 	git diff --exit-code completions/
+
+# xmpp-interop talks to the XMPP bot through a real Prosody with
+# slixmpp, an independent client (internal/daemon/transport/xmpp/interop):
+# direct and group chat, special characters, long answers, allow-list,
+# subscriptions. It needs prosody and the package index (once, for the
+# venv); never part of make test.
+.PHONY: xmpp-interop
+XMPP_VENV ?= /tmp/asky-xmpp-venv
+xmpp-interop:
+	@test -x $(XMPP_VENV)/bin/python || python3 -m venv $(XMPP_VENV)
+	@$(XMPP_VENV)/bin/python -c 'import slixmpp' 2>/dev/null || $(XMPP_VENV)/bin/pip install -q slixmpp==1.17.0
+	ASKY_INTEROP_PYTHON=$(XMPP_VENV)/bin/python $(GO) test -tags interop -count=1 -run TestInteropSlixmpp -v ./internal/daemon/transport/xmpp/
 
 install: build
 	install -d $(PREFIX)/bin

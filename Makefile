@@ -134,6 +134,18 @@ completions: build
 check-completions: completions
 	git diff --exit-code completions/
 
+# xmpp-interop talks to the XMPP bot through a real Prosody with
+# slixmpp, an independent client (internal/daemon/transport/xmpp/interop):
+# direct and group chat, special characters, long answers, allow-list,
+# subscriptions. It needs prosody and the package index (once, for the
+# venv); never part of make test.
+.PHONY: xmpp-interop
+XMPP_VENV ?= /tmp/asky-xmpp-venv
+xmpp-interop:
+	@test -x $(XMPP_VENV)/bin/python || python3 -m venv $(XMPP_VENV)
+	@$(XMPP_VENV)/bin/python -c 'import slixmpp' 2>/dev/null || $(XMPP_VENV)/bin/pip install -q slixmpp==1.17.0
+	ASKY_INTEROP_PYTHON=$(XMPP_VENV)/bin/python $(GO) test -tags interop -count=1 -run TestInteropSlixmpp -v ./internal/daemon/transport/xmpp/
+
 install: build
 	install -d $(PREFIX)/bin
 	install -m 0755 $(BIN) $(PREFIX)/bin/asky

@@ -35,6 +35,35 @@ type iqIn struct {
 	Items *struct {
 		Node string `xml:"node,attr"`
 	} `xml:"http://jabber.org/protocol/disco#items query"`
+	Info *struct {
+		Node string `xml:"node,attr"`
+	} `xml:"http://jabber.org/protocol/disco#info query"`
+}
+
+// infoOut is the disco#info answer: clients look for the commands
+// feature there before they offer "Execute command".
+type infoOut struct {
+	XMLName  xml.Name `xml:"http://jabber.org/protocol/disco#info query"`
+	Identity struct {
+		Category string `xml:"category,attr"`
+		Type     string `xml:"type,attr"`
+		Name     string `xml:"name,attr"`
+	} `xml:"identity"`
+	Features []struct {
+		Var string `xml:"var,attr"`
+	} `xml:"feature"`
+}
+
+// discoFeatures are what the bot understands.
+var discoFeatures = []string{
+	"http://jabber.org/protocol/disco#info",
+	"http://jabber.org/protocol/disco#items",
+	nsCommands,
+	nsConf,    // direct invitations
+	nsOOB,     // shared files
+	nsCorrect, // status corrections
+	"urn:xmpp:styling:0",
+	"urn:xmpp:receipts",
 }
 
 type form struct {
@@ -94,6 +123,18 @@ func (t *Transport) handleIQ(r xmlstream.TokenReadEncoder, start *xml.StartEleme
 	}
 	reply := stanza.IQ{XMLName: xml.Name{Local: "iq"}, ID: iq.ID, To: iq.From, Type: stanza.ResultIQ}
 	switch {
+	case iq.Type == stanza.GetIQ && iq.Info != nil && iq.Info.Node == "":
+		out := infoOut{}
+		out.Identity.Category, out.Identity.Type, out.Identity.Name = "client", "bot", "asky"
+		for _, f := range discoFeatures {
+			out.Features = append(out.Features, struct {
+				Var string `xml:"var,attr"`
+			}{f})
+		}
+		return r.Encode(struct {
+			stanza.IQ
+			Q infoOut
+		}{reply, out})
 	case iq.Type == stanza.GetIQ && iq.Items != nil && iq.Items.Node == nsCommands:
 		out := itemsOut{Node: nsCommands}
 		me := t.currentAddr()

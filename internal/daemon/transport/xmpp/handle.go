@@ -32,15 +32,29 @@ type inMessage struct {
 		URL string `xml:"url"`
 	} `xml:"jabber:x:oob x"`
 	Delay *struct{} `xml:"urn:xmpp:delay delay"`
+	// Receipt is a delivery receipt request (XEP-0184).
+	Receipt *struct{} `xml:"urn:xmpp:receipts request"`
 	// Direct (XEP-0249) and mediated (XEP-0045) invitations.
 	Direct *struct {
-		JID string `xml:"jid,attr"`
+		JID      string `xml:"jid,attr"`
+		Password string `xml:"password,attr"`
 	} `xml:"jabber:x:conference x"`
 	Mediated *struct {
 		Invite *struct {
 			From string `xml:"from,attr"`
 		} `xml:"invite"`
+		Password string `xml:"password"`
 	} `xml:"http://jabber.org/protocol/muc#user x"`
+}
+
+// receipt is a delivery receipt (XEP-0184).
+type receipt struct {
+	stanza.Message
+	Received receiptID `xml:"urn:xmpp:receipts received"`
+}
+
+type receiptID struct {
+	ID string `xml:"id,attr"`
 }
 
 // handle is the session's stanza handler. It must not block: answers run
@@ -48,6 +62,9 @@ type inMessage struct {
 func (t *Transport) handle(r xmlstream.TokenReadEncoder, start *xml.StartElement) error {
 	if start.Name.Local == "iq" {
 		return t.handleIQ(r, start)
+	}
+	if start.Name.Local == "presence" {
+		return t.handlePresence(r, start)
 	}
 	if start.Name.Local != "message" {
 		return nil
@@ -58,14 +75,23 @@ func (t *Transport) handle(r xmlstream.TokenReadEncoder, start *xml.StartElement
 		return nil
 	}
 	switch {
-	case m.Direct != nil:
-		t.invited(m.From, m.Direct.JID)
+	// Mediated first: Prosody adds a jabber:x:conference element to the
+	// invitations it forwards, from the room, not the inviter.
 	case m.Mediated != nil && m.Mediated.Invite != nil:
-		t.invited(mustParse(m.Mediated.Invite.From), m.From.Bare().String())
+		from := mustParse(m.Mediated.Invite.From)
+		if from.Bare().Equal(m.From.Bare()) {
+			// A semi-anonymous room names the inviter by nick only:
+			// nothing to check against allowed_jids.
+			fmt.Fprintf(t.o.Log, "xmpp: invitation to %s from %q ignored: the room hides the inviter's JID; send a direct invitation (XEP-0249) or make the room non-anonymous\n", m.From.Bare(), from.Resourcepart())
+			return nil
+		}
+		t.invited(from, m.From.Bare().String(), m.Mediated.Password)
+	case m.Direct != nil:
+		t.invited(m.From, m.Direct.JID, m.Direct.Password)
 	case m.Type == stanza.GroupChatMessage:
 		t.groupMessage(m)
 	case m.Type == stanza.ChatMessage || m.Type == stanza.NormalMessage:
-		t.directMessage(m)
+		return t.directMessage(r, m)
 	}
 	return nil
 }
@@ -95,19 +121,28 @@ func (t *Transport) authorized(from jid.JID) bool {
 	return false
 }
 
-func (t *Transport) directMessage(m inMessage) {
+func (t *Transport) directMessage(r xmlstream.Encoder, m inMessage) error {
 	if m.Body == "" && len(m.OOB) == 0 {
-		return // chat states, receipts…
+		return nil // chat states, receipts…
 	}
-	if m.Delay != nil {
-		return // offline messages from before a restart are not re-asked
-	}
+	// A delayed direct message comes from the server's offline storage:
+	// it arrived while the bot was away and was never answered, so it is
+	// asked now (group chat history, also delayed, is not).
 	if !t.authorized(m.From) {
-		return
+		return nil
+	}
+	if m.Receipt != nil && m.ID != "" {
+		// Acknowledge delivery before answering (the client shows the
+		// question as received); only to allowed senders.
+		if err := r.Encode(receipt{Message: stanza.Message{XMLName: xml.Name{Local: "message"}, ID: newID(), To: m.From, Type: m.Type},
+			Received: receiptID{ID: m.ID}}); err != nil {
+			return err
+		}
 	}
 	conv := "xmpp:" + m.From.Bare().String()
 	out := &output{t: t, to: m.From, typ: stanza.ChatMessage}
 	t.dispatch(conv, m, out)
+	return nil
 }
 
 func (t *Transport) groupMessage(m inMessage) {
@@ -115,7 +150,7 @@ func (t *Transport) groupMessage(m inMessage) {
 	if !t.rooms.has(room.String()) || m.Delay != nil || m.Body == "" {
 		return
 	}
-	if m.From.Resourcepart() == t.nick() || m.From.Resourcepart() == "" {
+	if m.From.Resourcepart() == t.rooms.nick(room.String(), t.nick()) || m.From.Resourcepart() == "" {
 		return // our own reflection or the room's subject/notices
 	}
 	out := &output{t: t, to: room, typ: stanza.GroupChatMessage}
@@ -175,4 +210,19 @@ func parseAllowlist(list []string) (allowlist, error) {
 
 func (a allowlist) allows(from jid.JID) bool {
 	return a.bare[from.Bare().String()] || a.full[from.String()]
+}
+
+// allowsAccount reports whether any resource of bare's account is
+// allowed: presence subscriptions are between accounts, not resources.
+func (a allowlist) allowsAccount(bare jid.JID) bool {
+	b := bare.Bare().String()
+	if a.bare[b] {
+		return true
+	}
+	for f := range a.full {
+		if j, err := jid.Parse(f); err == nil && j.Bare().String() == b {
+			return true
+		}
+	}
+	return false
 }

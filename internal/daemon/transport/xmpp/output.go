@@ -18,6 +18,12 @@ import (
 // newline is near the start (the original's minimum).
 const minChunk = 64
 
+// maxBody bounds one message body in bytes whatever response_chunk_chars
+// says (0 means no splitting): Prosody closes the stream on a stanza
+// over c2s_stanza_size_limit (256 KiB by default), and escaping can grow
+// a body fivefold (" becomes &#34;).
+const maxBody = 48 << 10
+
 // outMessage is an outgoing chat message, optionally correcting an
 // earlier one (XEP-0308).
 type outMessage struct {
@@ -98,7 +104,11 @@ func (o *output) Final(ctx context.Context, text string, failed bool) {
 // each waiting for a reconnect if the connection is down; it stops at the
 // first piece that cannot go out.
 func (o *output) chunks(ctx context.Context, text string) error {
-	parts := daemon.Split(text, o.t.o.Config.ResponseChunkChars, minChunk)
+	limit := o.t.o.Config.ResponseChunkChars
+	if limit <= 0 || limit > maxBody {
+		limit = maxBody
+	}
+	parts := daemon.Split(text, limit, minChunk)
 	for i, part := range parts {
 		if err := o.t.send(ctx, o.message(part), true); err != nil {
 			return fmt.Errorf("(part %d of %d) not delivered: %w", i+1, len(parts), err)

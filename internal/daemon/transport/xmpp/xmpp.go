@@ -14,6 +14,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"reflect"
 	"strconv"
 	"sync"
 	"time"
@@ -22,6 +23,7 @@ import (
 	"mellium.im/xmpp"
 	"mellium.im/xmpp/jid"
 	"mellium.im/xmpp/stanza"
+	"mellium.im/xmpp/stream"
 
 	"github.com/askygo/asky/internal/daemon/transport/xmpp/bind"
 
@@ -168,6 +170,27 @@ func (t *Transport) Run(ctx context.Context) error {
 	t.mu.Unlock()
 	defer t.disp.Wait()
 	backoff := t.o.MinBackoff
+	lastLogged := ""
+	wait := func(err error) bool {
+		t.setState(daemon.StateReconnecting, err)
+		// The same failure every retry (a wrong password, the server
+		// down) is logged once; the board keeps the latest.
+		if line := t.explain(err); line != lastLogged {
+			lastLogged = line
+			if backoff < t.o.MaxBackoff {
+				fmt.Fprintf(t.o.Log, "xmpp: %s; retrying in %s, then up to every %s\n", line, backoff, t.o.MaxBackoff)
+			} else {
+				fmt.Fprintf(t.o.Log, "xmpp: %s; retrying every %s\n", line, backoff)
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return false
+		case <-time.After(backoff):
+		}
+		backoff = min(backoff*2, t.o.MaxBackoff)
+		return true
+	}
 	for {
 		t.setState(daemon.StateStarting, nil)
 		s, err := t.connect(ctx)
@@ -176,27 +199,75 @@ func (t *Transport) Run(ctx context.Context) error {
 				t.setState(daemon.StateStopped, nil)
 				return nil
 			}
-			t.setState(daemon.StateReconnecting, err)
-			fmt.Fprintf(t.o.Log, "xmpp: %v; retrying in %s\n", err, backoff)
-			select {
-			case <-ctx.Done():
+			if authFailed(err) {
+				// Retrying a refused password fast only gets the
+				// account rate-limited.
+				backoff = t.o.MaxBackoff
+			}
+			if !wait(err) {
 				t.setState(daemon.StateStopped, nil)
 				return nil
-			case <-time.After(backoff):
 			}
-			backoff = min(backoff*2, t.o.MaxBackoff)
 			continue
 		}
-		backoff = t.o.MinBackoff
 		fmt.Fprintf(t.o.Log, "xmpp: connected as %s\n", s.LocalAddr())
+		began := time.Now()
 		err = t.serve(ctx, s)
 		if ctx.Err() != nil {
 			t.setState(daemon.StateStopped, nil)
 			return nil
 		}
-		t.setState(daemon.StateReconnecting, err)
-		fmt.Fprintf(t.o.Log, "xmpp: connection lost: %v\n", err)
+		err = fmt.Errorf("connection lost: %w", err)
+		if time.Since(began) >= stableSession {
+			fmt.Fprintf(t.o.Log, "xmpp: %s\n", t.explain(err))
+			backoff, lastLogged = t.o.MinBackoff, ""
+			t.setState(daemon.StateReconnecting, err)
+			continue
+		}
+		// A session that ends at once (another client taking the same
+		// resource, the server refusing a stanza) must not become a
+		// reconnect loop: wait as after a failed connect.
+		if !wait(err) {
+			t.setState(daemon.StateStopped, nil)
+			return nil
+		}
 	}
+}
+
+// stableSession is how long a session must last for the next reconnect
+// to start again from MinBackoff.
+const stableSession = 30 * time.Second
+
+// authFailed reports whether err is the server refusing the credentials
+// (a SASL failure; mellium keeps its type internal).
+func authFailed(err error) bool {
+	for ; err != nil; err = errors.Unwrap(err) {
+		if reflect.TypeOf(err).PkgPath() == "mellium.im/xmpp/internal/saslerr" {
+			return true
+		}
+	}
+	return false
+}
+
+// explain turns a connect failure into one line that says what to fix.
+func (t *Transport) explain(err error) string {
+	var unknownCA x509.UnknownAuthorityError
+	var badHost x509.HostnameError
+	switch {
+	case authFailed(err):
+		where := "xmpp.password_cmd"
+		if t.o.Config.PasswordCmd == "" && t.o.Config.PasswordEnv != "" {
+			where = t.o.Config.PasswordEnv + " (xmpp.password_env)"
+		}
+		return fmt.Sprintf("the server refused the password for %s: check %s (server said: %v)", t.me.Bare(), where, errors.Unwrap(err))
+	case errors.As(err, &unknownCA):
+		return fmt.Sprintf("%v: set xmpp.ca_file to the server's CA certificate (PEM)", err)
+	case errors.As(err, &badHost):
+		return fmt.Sprintf("%v: the certificate must name the JID's domain", err)
+	case errors.Is(err, stream.Conflict):
+		return fmt.Sprintf("%v: another client logged in as %s (a second daemon? give each its own xmpp.resource)", err, t.me)
+	}
+	return err.Error()
 }
 
 func (t *Transport) setState(state string, err error) {
@@ -241,6 +312,7 @@ func (t *Transport) serve(ctx context.Context, s *xmpp.Session) error {
 	t.mu.Unlock()
 	t.setState(daemon.StateConnected, nil)
 	for _, room := range t.rooms.list() {
+		t.rooms.setNick(room, "") // the configured nick first again
 		t.join(ctx, s, room)
 	}
 	var err error

@@ -67,6 +67,15 @@ func startBench(b *testing.B) *fixture {
 
 func startOn(t testing.TB, p *xmpptest.Prosody, r daemon.Runner, edit func(*config.XMPP), roomsFile string) *fixture {
 	t.Helper()
+	f := launch(t, p, r, edit, "botpw", roomsFile)
+	f.waitConnected(t)
+	return f
+}
+
+// launch runs the transport logging in with password, without waiting
+// for it to connect.
+func launch(t testing.TB, p *xmpptest.Prosody, r daemon.Runner, edit func(*config.XMPP), password, roomsFile string) *fixture {
+	t.Helper()
 	cfg := config.XMPP{Enabled: true, JID: xmpptest.JID("bot"), Host: "127.0.0.1", Port: p.Port, Resource: "asky",
 		AllowedJIDs: append(users(), xmpptest.JID("alice"), xmpptest.JID("carol")+"/test"), ResponseChunkChars: 3000, CAFile: p.CAFile}
 	if edit != nil {
@@ -74,7 +83,7 @@ func startOn(t testing.TB, p *xmpptest.Prosody, r daemon.Runner, edit func(*conf
 	}
 	board := daemon.NewBoard(nil)
 	log := &iostreams.SyncBuffer{}
-	tr, err := New(Options{Config: cfg, Password: "botpw", Board: board, Log: log, RoomsFile: roomsFile,
+	tr, err := New(Options{Config: cfg, Password: password, Board: board, Log: log, RoomsFile: roomsFile,
 		Chat:       &daemon.Chat{Service: daemon.NewService(r, 0), Interval: 50 * time.Millisecond},
 		MinBackoff: 50 * time.Millisecond, MaxBackoff: 300 * time.Millisecond})
 	if err != nil {
@@ -84,14 +93,13 @@ func startOn(t testing.TB, p *xmpptest.Prosody, r daemon.Runner, edit func(*conf
 	done := make(chan struct{})
 	go func() { _ = tr.Run(ctx); close(done) }()
 	f := &fixture{p: p, tr: tr, board: board, log: log}
-	f.stop = func() { cancel(); <-done }
+	f.stop = sync.OnceFunc(func() { cancel(); <-done })
 	t.Cleanup(func() {
 		f.stop()
 		if t.Failed() {
 			t.Logf("bot log:\n%s\nprosody log:\n%s", log, p.Logs())
 		}
 	})
-	f.waitConnected(t)
 	return f
 }
 

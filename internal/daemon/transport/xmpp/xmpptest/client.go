@@ -8,6 +8,7 @@ import (
 	"encoding/xml"
 	"net"
 	"os"
+	"strings"
 	"time"
 
 	"mellium.im/sasl"
@@ -24,14 +25,27 @@ type Msg struct {
 	From, ID, Type, Body string
 	// Replace is the id a correction (XEP-0308) replaces.
 	Replace string
+	// Receipt is the id a delivery receipt (XEP-0184) acknowledges;
+	// receipts have no body.
+	Receipt string
+}
+
+// Pres is a presence the test client received.
+type Pres struct {
+	From, Type string
+	// Condition is the error condition of a type="error" presence.
+	Condition string
 }
 
 // Client is a logged-in test user.
 type Client struct {
 	JID  jid.JID
 	Msgs chan Msg
-	s    *xmpp.Session
-	t    T
+	// Presences are the presences received (subscription answers, room
+	// occupants).
+	Presences chan Pres
+	s         *xmpp.Session
+	t         T
 }
 
 type msgIn struct {
@@ -40,6 +54,9 @@ type msgIn struct {
 	Replace struct {
 		ID string `xml:"id,attr"`
 	} `xml:"urn:xmpp:message-correct:0 replace"`
+	Received struct {
+		ID string `xml:"id,attr"`
+	} `xml:"urn:xmpp:receipts received"`
 }
 
 // Connect logs user in with resource "test".
@@ -64,16 +81,33 @@ func (p *Prosody) Connect(t T, user, password string) *Client {
 	if err != nil {
 		t.Fatalf("%s: log in: %v", user, err)
 	}
-	c := &Client{JID: s.LocalAddr(), Msgs: make(chan Msg, 256), s: s, t: t}
+	c := &Client{JID: s.LocalAddr(), Msgs: make(chan Msg, 256), Presences: make(chan Pres, 256), s: s, t: t}
 	go s.Serve(xmpp.HandlerFunc(func(r xmlstream.TokenReadEncoder, start *xml.StartElement) error {
+		if start.Name.Local == "presence" {
+			var p struct {
+				stanza.Presence
+				Err *stanza.Error `xml:"error"`
+			}
+			if xml.NewTokenDecoder(xmlstream.MultiReader(xmlstream.Token(*start), r)).Decode(&p) == nil {
+				pr := Pres{From: p.From.String(), Type: string(p.Type)}
+				if p.Err != nil {
+					pr.Condition = string(p.Err.Condition)
+				}
+				select {
+				case c.Presences <- pr:
+				default:
+				}
+			}
+			return nil
+		}
 		if start.Name.Local != "message" {
 			return nil
 		}
 		var m msgIn
-		if err := xml.NewTokenDecoder(xmlstream.MultiReader(xmlstream.Token(*start), r)).Decode(&m); err != nil || m.Body == "" {
+		if err := xml.NewTokenDecoder(xmlstream.MultiReader(xmlstream.Token(*start), r)).Decode(&m); err != nil || m.Body == "" && m.Received.ID == "" {
 			return nil
 		}
-		c.Msgs <- Msg{From: m.From.String(), ID: m.ID, Type: string(m.Type), Body: m.Body, Replace: m.Replace.ID}
+		c.Msgs <- Msg{From: m.From.String(), ID: m.ID, Type: string(m.Type), Body: m.Body, Replace: m.Replace.ID, Receipt: m.Received.ID}
 		return nil
 	}))
 	if err := s.Send(ctx, stanza.Presence{}.Wrap(nil)); err != nil {
@@ -107,6 +141,34 @@ func (c *Client) encode(v any) {
 	defer cancel()
 	if err := c.s.Encode(ctx, v); err != nil {
 		c.t.Fatalf("%v", err)
+	}
+}
+
+// SendRaw sends a stanza written as XML (test constants only).
+func (c *Client) SendRaw(stanzaXML string) {
+	c.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := c.s.Send(ctx, xml.NewDecoder(strings.NewReader(stanzaXML))); err != nil {
+		c.t.Fatalf("%v", err)
+	}
+}
+
+// WaitPresence returns the first presence satisfying ok, failing after
+// timeout.
+func (c *Client) WaitPresence(timeout time.Duration, ok func(Pres) bool) Pres {
+	c.t.Helper()
+	deadline := time.After(timeout)
+	for {
+		select {
+		case p := <-c.Presences:
+			if ok(p) {
+				return p
+			}
+		case <-deadline:
+			c.t.Fatalf("%s: no matching presence within %s", c.JID, timeout)
+			return Pres{}
+		}
 	}
 }
 
@@ -240,6 +302,28 @@ func (c *Client) Command(to, node, sid string, fields map[string]string) Command
 	out := CommandResult{Status: resp.Command.Status, Note: resp.Command.Note, SID: resp.Command.SID}
 	for _, f := range resp.Command.Form.Fields {
 		out.Fields = append(out.Fields, f.Var)
+	}
+	return out
+}
+
+// DiscoInfo returns the features the entity to advertises (XEP-0030),
+// failing when the query gets an error.
+func (c *Client) DiscoInfo(to string) []string {
+	c.t.Helper()
+	var resp struct {
+		Features []struct {
+			Var string `xml:"var,attr"`
+		} `xml:"feature"`
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	q := xmlstream.Wrap(nil, xml.StartElement{Name: xml.Name{Space: "http://jabber.org/protocol/disco#info", Local: "query"}})
+	if err := c.s.UnmarshalIQ(ctx, stanza.IQ{To: jid.MustParse(to), Type: stanza.GetIQ}.Wrap(q), &resp); err != nil {
+		c.t.Fatalf("disco#info %s: %v", to, err)
+	}
+	var out []string
+	for _, f := range resp.Features {
+		out = append(out, f.Var)
 	}
 	return out
 }

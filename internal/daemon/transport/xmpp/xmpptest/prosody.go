@@ -52,8 +52,43 @@ type Prosody struct {
 // Addr is the client port's address.
 func (p *Prosody) Addr() string { return net.JoinHostPort("127.0.0.1", strconv.Itoa(p.Port)) }
 
+// Option changes the generated server config.
+type Option func(*settings)
+
+type settings struct {
+	offline bool
+	global  []string
+	ssl     string
+	hashed  bool
+	locking bool
+}
+
+// WithOffline enables mod_offline, as Prosody's default config does:
+// chat messages to an account with no session are stored and delivered,
+// with a delay stamp, when it comes online.
+func WithOffline() Option { return func(s *settings) { s.offline = true } }
+
+// WithGlobal adds lines to the config's global section. A key the
+// generated config already sets cannot be set again (Prosody 0.12 fails
+// to start): authentication and ssl have their own options.
+func WithGlobal(lines string) Option {
+	return func(s *settings) { s.global = append(s.global, lines) }
+}
+
+// WithHashedPasswords uses internal_hashed (SCRAM-SHA-1 and PLAIN), the
+// authentication of Debian's default config; the accounts' plain
+// passwords are hashed at first use.
+func WithHashedPasswords() Option { return func(s *settings) { s.hashed = true } }
+
+// WithRoomLocking keeps Prosody's default muc_room_locking: a new room
+// is locked until its creator configures it.
+func WithRoomLocking() Option { return func(s *settings) { s.locking = true } }
+
+// WithSSL adds fields to the ssl table (e.g. protocol = "tlsv1_2").
+func WithSSL(fields string) Option { return func(s *settings) { s.ssl = fields } }
+
 // Start runs prosody with accounts user → password (localpart only).
-func Start(t T, accounts map[string]string) *Prosody {
+func Start(t T, accounts map[string]string, opts ...Option) *Prosody {
 	t.Helper()
 	bin, err := exec.LookPath("prosody")
 	if err != nil {
@@ -78,6 +113,18 @@ func Start(t T, accounts map[string]string) *Prosody {
 			t.Fatalf("%v", err)
 		}
 	}
+	var set settings
+	for _, o := range opts {
+		o(&set)
+	}
+	modules, disabled := `"roster", "saslauth", "tls", "disco", "presence", "message", "iq", "ping", "posix"`, `"s2s", "offline"`
+	if set.offline {
+		modules, disabled = modules+`, "offline"`, `"s2s"`
+	}
+	auth := "internal_plain"
+	if set.hashed {
+		auth = "internal_hashed"
+	}
 	p.Port = freePort(t)
 	cfg := fmt.Sprintf(`run_as_root = true
 pidfile = %[1]q
@@ -91,20 +138,22 @@ http_ports = {}
 https_ports = {}
 c2s_direct_tls_ports = {}
 component_ports = {}
-modules_enabled = { "roster", "saslauth", "tls", "disco", "presence", "message", "iq", "ping", "posix" }
-modules_disabled = { "s2s", "offline" }
-authentication = "internal_plain"
+modules_enabled = { %[10]s }
+modules_disabled = { %[11]s }
+authentication = %[14]q
 storage = "internal"
 c2s_require_encryption = true
 allow_unencrypted_plain_auth = false
 certificates = %[5]q
-ssl = { certificate = %[6]q; key = %[7]q; }
+ssl = { certificate = %[6]q; key = %[7]q; %[13]s }
+%[12]s
 VirtualHost %[8]q
 Component %[9]q "muc"
-	muc_room_locking = false
+	muc_room_locking = %[15]t
 	restrict_room_creation = false
 `, filepath.Join(dir, "prosody.pid"), filepath.Join(dir, "data"), filepath.Join(dir, "prosody.log"), p.Port,
-		dir, p.CAFile, filepath.Join(dir, Domain+".key"), Domain, Conference)
+		dir, p.CAFile, filepath.Join(dir, Domain+".key"), Domain, Conference, modules, disabled,
+		strings.Join(set.global, "\n"), set.ssl, auth, set.locking)
 	if err := os.WriteFile(p.cfg, []byte(cfg), 0o600); err != nil {
 		t.Fatalf("%v", err)
 	}

@@ -22,7 +22,8 @@ const StatusInterval = 2 * time.Second
 // ChatMessage is one text message from a chat transport, already
 // authorized by the transport.
 type ChatMessage struct {
-	// Conversation is the session name: xmpp:<bare-jid>, telegram:<chat>…
+	// Conversation is the session name: xmpp:<bare-jid>, telegram:<chat>,
+	// telegram:<chat>:<topic> for a forum topic…
 	Conversation string
 	Text         string
 }

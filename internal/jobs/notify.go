@@ -11,7 +11,7 @@ import (
 )
 
 // Target is where a job's answer goes: file:PATH, xmpp:JID or
-// telegram:CHAT (a numeric chat id).
+// telegram:CHAT (a numeric chat id; CHAT:TOPIC for a forum topic).
 type Target struct {
 	Kind string
 	Addr string
@@ -21,7 +21,7 @@ func (t Target) String() string { return t.Kind + ":" + t.Addr }
 
 var (
 	jidRe  = regexp.MustCompile(`^[^@/\s]+@[^@/\s]+\.[^@/\s]+(/\S+)?$`)
-	chatRe = regexp.MustCompile(`^-?\d+$`)
+	chatRe = regexp.MustCompile(`^-?\d+(:[1-9]\d*)?$`)
 )
 
 // ParseTarget checks a --notify value; a file path is made absolute
@@ -48,7 +48,7 @@ func ParseTarget(s, cwd string) (Target, error) {
 		if !chatRe.MatchString(addr) {
 			// The daemon delivers only to chats its allowlist names, and
 			// allowed_chats holds numeric ids: a @channel could never pass.
-			return Target{}, fmt.Errorf("--notify %q: %q is not a numeric chat id (as listed in [daemon.telegram] allowed_chats or allowed_users)", s, addr)
+			return Target{}, fmt.Errorf("--notify %q: %q is not a numeric chat id (as listed in [daemon.telegram] allowed_chats or allowed_users), or CHAT:TOPIC for a forum topic", s, addr)
 		}
 	default:
 		return Target{}, fmt.Errorf("--notify %q: unknown kind %q; want file:PATH, xmpp:JID or telegram:CHAT", s, kind)

@@ -62,12 +62,12 @@ func TestParseTarget(t *testing.T) {
 	if tg, err := ParseTarget("file:out.md", dir); err != nil || tg.Addr != dir+"/out.md" {
 		t.Fatal(tg, err)
 	}
-	for _, ok := range []string{"xmpp:me@example.org", "telegram:123456", "telegram:-100123"} {
+	for _, ok := range []string{"xmpp:me@example.org", "telegram:123456", "telegram:-100123", "telegram:-100123:77"} {
 		if _, err := ParseTarget(ok, dir); err != nil {
 			t.Errorf("%s: %v", ok, err)
 		}
 	}
-	for _, bad := range []string{"file:", "file:/no/such/dir/x.md", "xmpp:me", "telegram:bob", "telegram:@my_channel", "mail:me@example.org", "me@example.org"} {
+	for _, bad := range []string{"file:", "file:/no/such/dir/x.md", "xmpp:me", "telegram:bob", "telegram:@my_channel", "telegram:-100123:", "telegram:-100123:0", "telegram:-100123:x", "mail:me@example.org", "me@example.org"} {
 		if _, err := ParseTarget(bad, dir); err == nil {
 			t.Errorf("%s accepted", bad)
 		}

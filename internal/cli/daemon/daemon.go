@@ -47,7 +47,8 @@ func NewCmdDaemon(f *cmdutil.Factory, commands daemon.CommandHandler) *cobra.Com
 			  ca_file = ""                      # PEM for a self-signed server
 
 			Telegram ([daemon.telegram]): long polling; chats from allowed_users or
-			allowed_chats, session telegram:<chat-id>.
+			allowed_chats, session telegram:<chat-id>; each forum topic has its own,
+			telegram:<chat-id>:<topic-id> (the General topic keeps the chat's).
 
 			  [daemon.telegram]
 			  enabled = true

@@ -29,11 +29,13 @@ type botAPI struct {
 	files map[string]string
 }
 
-// push queues an update from user 42 in chat 42 with the given message
-// fields.
+// push queues an update from user 42 in chat 42 (unless msg names
+// another chat) with the given message fields.
 func (b *botAPI) push(id int, msg map[string]any) {
 	msg["message_id"], msg["date"] = id, 0
-	msg["chat"] = map[string]any{"id": 42, "type": "private"}
+	if msg["chat"] == nil {
+		msg["chat"] = map[string]any{"id": 42, "type": "private"}
+	}
 	msg["from"] = map[string]any{"id": 42, "is_bot": false, "first_name": "Q"}
 	b.mu.Lock()
 	b.updates = append(b.updates, map[string]any{"update_id": id, "message": msg})

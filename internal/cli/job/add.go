@@ -57,7 +57,8 @@ func NewCmdAdd(f *cmdutil.Factory, runF func(context.Context, *AddOptions) error
 			source. --notify delivers each answer: file:PATH appends it to a
 			markdown file; xmpp:JID and telegram:CHAT are sent by the daemon's chat
 			transports, only to a JID in [xmpp] allowed_jids or a chat id in
-			[daemon.telegram] allowed_chats or allowed_users. A run records a
+			[daemon.telegram] allowed_chats or allowed_users (telegram:CHAT:TOPIC
+			posts in a forum topic of that chat). A run records a
 			refused target, a transport that is not enabled, or a failed send
 			(asky job show ID).
 

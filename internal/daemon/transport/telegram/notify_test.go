@@ -28,12 +28,19 @@ func TestDeliver(t *testing.T) {
 	if err := tr.Deliver(ctx, "42", "a < b"); err != nil || api.sent(42)[0].Params["text"] != "a &lt; b" {
 		t.Fatalf("%v %+v", err, api.sent(42))
 	}
-	for _, to := range []string{"7", "@somechannel"} {
+	// A forum topic of an allowed chat, named as its conversation is.
+	if err := tr.Deliver(ctx, "-500:77", "in the topic"); err != nil {
+		t.Fatal(err)
+	}
+	if got := api.sent(-500); len(got) != 3 || got[2].Params["message_thread_id"] != "77" || got[2].Params["text"] != "in the topic" {
+		t.Fatalf("%+v", got)
+	}
+	for _, to := range []string{"7", "@somechannel", "7:77", "-500:0", "-500:x"} {
 		if err := tr.Deliver(ctx, to, "secret"); err == nil || !strings.Contains(err.Error(), "refused to deliver to telegram:"+to) {
 			t.Fatalf("deliver to %s: %v", to, err)
 		}
 	}
-	if n := api.count("sendMessage"); n != 3 {
+	if n := api.count("sendMessage"); n != 4 {
 		t.Fatalf("%d sendMessage calls", n)
 	}
 	api.failNext("sendMessage", apiError{Code: 0})

@@ -154,19 +154,28 @@ func (t *Transport) sendPart(ctx context.Context, to target, part string, html b
 
 // Deliver sends markdown text unprompted (a scheduled job's answer) to a
 // chat the allowlist admits: a chat in allowed_chats, or the private chat
-// of a user in allowed_users (whose chat id is the user id). It is
+// of a user in allowed_users (whose chat id is the user id). "CHAT:TOPIC",
+// as in a topic's conversation name, sends to that forum topic. It is
 // converted and split as an answer; a failure is returned for the caller
 // to record.
 func (t *Transport) Deliver(ctx context.Context, to, text string) error {
-	chat, err := strconv.ParseInt(to, 10, 64)
+	chatText, topicText, inTopic := strings.Cut(to, ":")
+	chat, err := strconv.ParseInt(chatText, 10, 64)
+	topic := 0
+	if err == nil && inTopic {
+		topic, err = strconv.Atoi(topicText)
+		if topic <= 0 {
+			err = errors.New("not a topic id")
+		}
+	}
 	if err != nil {
-		return fmt.Errorf("refused to deliver to telegram:%s: only numeric chat ids listed in [daemon.telegram] allowed_chats or allowed_users can receive answers", to)
+		return fmt.Errorf("refused to deliver to telegram:%s: only numeric chat ids listed in [daemon.telegram] allowed_chats or allowed_users (or CHAT:TOPIC for a forum topic of such a chat) can receive answers", to)
 	}
 	if !t.chatAllowed(chat) && !slices.Contains(t.o.AllowedUsers, chat) {
-		return fmt.Errorf("refused to deliver to telegram:%d: not in [daemon.telegram] allowed_chats or allowed_users", chat)
+		return fmt.Errorf("refused to deliver to telegram:%s: not in [daemon.telegram] allowed_chats or allowed_users", to)
 	}
-	if err := t.sendAll(ctx, target{chat: chat}, text, true); err != nil {
-		return fmt.Errorf("telegram:%d %w", chat, err)
+	if err := t.sendAll(ctx, target{chat: chat, thread: topic}, text, true); err != nil {
+		return fmt.Errorf("telegram:%s %w", to, err)
 	}
 	return nil
 }

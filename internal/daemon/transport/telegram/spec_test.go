@@ -192,7 +192,7 @@ func TestForumTopicAndGroupReplies(t *testing.T) {
 	api.failNext("sendMessage", apiError{Code: 400, Description: "Bad Request: message thread not found"})
 	api.push(2, 9, -500, "topic gone", map[string]any{"message_thread_id": 78, "is_topic_message": true,
 		"chat": map[string]any{"id": -500, "type": "supergroup", "is_forum": true}})
-	if got := waitSent(t, api, -500, 2)[1]; got.Params["message_thread_id"] != "" || got.Params["text"] != "echo: topic gone (telegram:-500)" {
+	if got := waitSent(t, api, -500, 2)[1]; got.Params["message_thread_id"] != "" || got.Params["text"] != "echo: topic gone (telegram:-500:78)" {
 		t.Fatalf("%+v", got.Params)
 	}
 	api.push(3, 42, 42, "private", nil)

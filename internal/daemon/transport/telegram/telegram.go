@@ -7,8 +7,9 @@
 // in the question's forum topic. Errors are taken as the Bot API
 // documents them: 429 waits retry_after, 409 (another poller, a webhook)
 // backs off, 401/404 (the token) stop the transport, a group upgraded to
-// a supergroup is followed. Routing and queues belong to daemon.Chat and
-// daemon.Service.
+// a supergroup is followed. Each forum topic is a conversation of its
+// own (conv), with its own session and queue. Routing and queues belong
+// to daemon.Chat and daemon.Service.
 package telegram
 
 import (
@@ -317,7 +318,8 @@ func (t *Transport) handle(_ context.Context, _ *bot.Bot, u *models.Update) {
 	t.dispatch(runCtx, u)
 }
 
-// dispatch answers an accepted update after the chat's earlier ones.
+// dispatch answers an accepted update after its conversation's earlier
+// ones: a forum topic does not wait behind another topic's answer.
 func (t *Transport) dispatch(ctx context.Context, u *models.Update) {
 	// Only messages are asked for (allowed_updates): edits, channel
 	// posts and the rest are not questions.
@@ -326,10 +328,9 @@ func (t *Transport) dispatch(ctx context.Context, u *models.Update) {
 		t.journal.done(u.ID)
 		return
 	}
-	key := strconv.FormatInt(m.Chat.ID, 10)
-	if !t.disp.Go(key, func() { defer t.journal.done(u.ID); t.process(ctx, m) }) {
+	if !t.disp.Go(conv(m), func() { defer t.journal.done(u.ID); t.process(ctx, m) }) {
 		out := t.newOutput(targetOf(m))
-		out.Final(ctx, "Busy: earlier questions in this chat are still waiting; ask again when they are answered.", true)
+		out.Final(ctx, "Busy: earlier questions in this conversation are still waiting; ask again when they are answered.", true)
 		t.journal.done(u.ID)
 	}
 }
@@ -417,8 +418,19 @@ func (t *Transport) authorized(m *models.Message) bool {
 	return false
 }
 
-// conv is the conversation (session) name of m's chat.
-func conv(m *models.Message) string { return "telegram:" + strconv.FormatInt(m.Chat.ID, 10) }
+// conv is the conversation (session) name of m: telegram:<chat>, or
+// telegram:<chat>:<thread> for a message in a forum topic, so each topic
+// keeps its own session, queue, overrides and open question. The General
+// topic (its messages carry no thread) and a non-forum group, whose reply
+// threads are not topics, stay telegram:<chat>, as before topics had
+// their own.
+func conv(m *models.Message) string {
+	c := "telegram:" + strconv.FormatInt(m.Chat.ID, 10)
+	if m.IsTopicMessage && m.MessageThreadID != 0 {
+		c += ":" + strconv.Itoa(m.MessageThreadID)
+	}
+	return c
+}
 
 // fileURL is the download URL of a file id; on failure it answers out.
 func (t *Transport) fileURL(ctx context.Context, id string, out *output) (string, bool) {

@@ -16,16 +16,13 @@ var hasVNNI = cpu.X86.HasAVX512F && cpu.X86.HasAVX512VNNI
 func dotF32AVX2(a, b *float32, n int) float32
 
 //go:noescape
-func dotI8I16AVX2(a *int8, q *int16, n int) int32
-
-//go:noescape
 func dotI8RowsVNNI(codes *int8, q8 *int8, dim, rows int, corr int32, out *int32)
 
 //go:noescape
 func dotI8RowsVNNIRegs(codes *int8, q8 *int8, dim, rows int, corr int32, out *int32)
 
 //go:noescape
-func dotI8RowsAVX2(codes *int8, q *int16, dim, rows int, out *int32)
+func dotI8RowsAVX2(codes *int8, q *int16, n, stride, rows int, out *int32)
 
 // dot is the float32 dot product of a and b (len(b) >= len(a)).
 func dot(a, b []float32) float32 {
@@ -49,7 +46,8 @@ func dotI8(a []int8, q []int16) int32 {
 	}
 	q = q[:len(a)]
 	n := len(a) &^ 31
-	s := dotI8I16AVX2(&a[0], &q[0], n)
+	var s int32
+	dotI8RowsAVX2(&a[0], &q[0], n, n, 1, &s)
 	if n < len(a) {
 		s += dotI8Go(a[n:], q[n:])
 	}
@@ -72,8 +70,14 @@ func dotI8RowsSIMD(codes []int8, dim int, q *i8Query, out []int32) int {
 		dotI8RowsVNNIRegs(&codes[0], &q.q8[0], dim, rows, q.corr, &out[0])
 	case hasVNNI && dim%64 == 0:
 		dotI8RowsVNNI(&codes[0], &q.q8[0], dim, rows, q.corr, &out[0])
-	case hasAVX2 && dim%32 == 0:
-		dotI8RowsAVX2(&codes[0], &q.q16[0], dim, rows, &out[0])
+	case hasAVX2 && dim >= 32:
+		n := dim &^ 31
+		dotI8RowsAVX2(&codes[0], &q.q16[0], n, dim, rows, &out[0])
+		if n < dim {
+			for r := range out {
+				out[r] += dotI8Go(codes[r*dim+n:(r+1)*dim], q.q16[n:])
+			}
+		}
 	default:
 		return 0
 	}

@@ -72,60 +72,6 @@ f32reduce:
 	MOVSS X0, ret+24(FP)
 	RET
 
-// func dotI8I16AVX2(a *int8, q *int16, n int) int32
-// a holds n int8 codes, q the query widened to int16; n is a multiple of 32.
-TEXT ·dotI8I16AVX2(SB), NOSPLIT, $0-28
-	MOVQ a+0(FP), SI
-	MOVQ q+8(FP), DI
-	MOVQ n+16(FP), CX
-	VPXOR Y0, Y0, Y0
-	VPXOR Y1, Y1, Y1
-	VPXOR Y2, Y2, Y2
-	VPXOR Y3, Y3, Y3
-i8loop64:
-	CMPQ CX, $64
-	JL i8loop32
-	VPMOVSXBW (SI), Y4
-	VPMOVSXBW 16(SI), Y5
-	VPMOVSXBW 32(SI), Y6
-	VPMOVSXBW 48(SI), Y7
-	VPMADDWD (DI), Y4, Y4
-	VPMADDWD 32(DI), Y5, Y5
-	VPMADDWD 64(DI), Y6, Y6
-	VPMADDWD 96(DI), Y7, Y7
-	VPADDD Y4, Y0, Y0
-	VPADDD Y5, Y1, Y1
-	VPADDD Y6, Y2, Y2
-	VPADDD Y7, Y3, Y3
-	ADDQ $64, SI
-	ADDQ $128, DI
-	SUBQ $64, CX
-	JMP i8loop64
-i8loop32:
-	CMPQ CX, $32
-	JL i8reduce
-	VPMOVSXBW (SI), Y4
-	VPMOVSXBW 16(SI), Y5
-	VPMADDWD (DI), Y4, Y4
-	VPMADDWD 32(DI), Y5, Y5
-	VPADDD Y4, Y0, Y0
-	VPADDD Y5, Y1, Y1
-	ADDQ $32, SI
-	ADDQ $64, DI
-	SUBQ $32, CX
-	JMP i8loop32
-i8reduce:
-	VPADDD Y1, Y0, Y0
-	VPADDD Y3, Y2, Y2
-	VPADDD Y2, Y0, Y0
-	VEXTRACTI128 $1, Y0, X1
-	VPADDD X1, X0, X0
-	VPHADDD X0, X0, X0
-	VPHADDD X0, X0, X0
-	VZEROUPPER
-	MOVL X0, ret+24(FP)
-	RET
-
 // func dotI8RowsVNNI(codes *int8, q8 *int8, dim, rows int, corr int32, out *int32)
 // out[r] = Σ codes[r·dim+i]·q16[i] for each row r, exactly: q8 holds the
 // query split into signed bytes qh (dim of them) then ql (dim), q16 =
@@ -179,15 +125,18 @@ vnniDone:
 	VZEROUPPER
 	RET
 
-// func dotI8RowsAVX2(codes *int8, q *int16, dim, rows int, out *int32)
-// out[r] = Σ codes[r·dim+i]·q[i] for each row r, rows read one after the
-// other; dim is a multiple of 32.
-TEXT ·dotI8RowsAVX2(SB), NOSPLIT, $0-40
+// func dotI8RowsAVX2(codes *int8, q *int16, n, stride, rows int, out *int32)
+// out[r] = Σ codes[r·stride+i]·q[i] for i < n, for each row r, rows read
+// one after the other; n is a multiple of 32 (dotI8Rows adds the rest of
+// a row past n).
+TEXT ·dotI8RowsAVX2(SB), NOSPLIT, $0-48
 	MOVQ codes+0(FP), SI
 	MOVQ q+8(FP), DX
-	MOVQ dim+16(FP), R8
-	MOVQ rows+24(FP), BX
-	MOVQ out+32(FP), R12
+	MOVQ n+16(FP), R8
+	MOVQ stride+24(FP), R13
+	SUBQ R8, R13 // bytes to skip from a row's n-th code to the next row
+	MOVQ rows+32(FP), BX
+	MOVQ out+40(FP), R12
 avx2Row:
 	TESTQ BX, BX
 	JZ avx2Done
@@ -227,6 +176,7 @@ avx2Cols32:
 	VPADDD Y5, Y1, Y1
 	ADDQ $32, SI
 avx2Sum:
+	ADDQ R13, SI
 	VPADDD Y1, Y0, Y0
 	VPADDD Y3, Y2, Y2
 	VPADDD Y2, Y0, Y0

@@ -10,8 +10,8 @@ import (
 )
 
 // scanBlockRows is the unit of work of the parallel float32 scan: small
-// enough that two workers share even a 2k-row corpus, big enough that
-// handing out blocks costs nothing measurable.
+// enough that workers finish together, big enough that handing out
+// blocks costs nothing measurable.
 const scanBlockRows = 512
 
 // parallelMinBytes is where a second worker starts to pay: below it

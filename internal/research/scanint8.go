@@ -102,14 +102,14 @@ func (s *snapSet) topKStats(sh scanShare, qv []float32, n, workers int) ([]Score
 	}
 	first := cands
 	if len(cands) > n {
-		first = selectTop(cands, n, func(c boundCand) float32 { return c.ub })
+		first = topKeys(cands, n, new([]boundCand))
 	}
 	if err := add(first); err != nil {
 		return nil, st, err
 	}
 	var more []boundCand
 	for _, c := range cands[len(first):] {
-		if float64(c.ub) >= exact.s[0].Score {
+		if float64(c.ub()) >= exact.s[0].Score {
 			more = append(more, c)
 		}
 	}
@@ -211,7 +211,7 @@ func (s *snapSet) rescore(workers int, q *i8Query, cands []boundCand) ([]Scored,
 			s.touchRows(cands[p*perPart : min(len(cands), (p+1)*perPart)])
 		}
 		for i := p * perPart; i < min(len(cands), (p+1)*perPart); i++ {
-			row := int(cands[i].row)
+			row := cands[i].row()
 			b, r := row/snapBlockRows, row%snapBlockRows
 			blk := s.data[s.l.blockOff(b):]
 			at := int64(row) * int64(dim) * 4
@@ -247,7 +247,7 @@ func (s *snapSet) touchRows(cands []boundCand) {
 	rowBytes := int64(s.l.dim) * 4
 	var sink byte
 	for _, c := range cands {
-		at := int64(c.row) * rowBytes
+		at := int64(c.row()) * rowBytes
 		for off := at; off < at+rowBytes; off += 64 {
 			sink += s.rowsMap[off]
 		}

@@ -154,23 +154,38 @@ func TestSnapshotTopK(t *testing.T) {
 	}
 }
 
-// TestTopValues checks the quickselect against a sort, with many equal
-// values.
-func TestTopValues(t *testing.T) {
+// TestTopKeys checks the quickselect against a sort, with many equal
+// keys, and orderKey against float order.
+func TestTopKeys(t *testing.T) {
 	r := rand.New(rand.NewSource(6))
 	for trial := 0; trial < 500; trial++ {
-		v := make([]float32, 1+r.Intn(300))
+		v := make([]uint32, 1+r.Intn(300))
 		for i := range v {
-			v[i] = float32(r.Intn(1 + trial%40))
+			v[i] = uint32(r.Intn(1 + trial%40))
 		}
 		n := 1 + r.Intn(len(v))
 		want := slices.Clone(v)
 		slices.Sort(want)
 		want = want[len(want)-n:]
-		got := slices.Clone(topValues(v, n))
+		got := slices.Clone(topKeys(v, n, new([]uint32)))
 		slices.Sort(got)
 		if !slices.Equal(got, want) {
 			t.Fatalf("n=%d of %d: got %v, want %v", n, len(v), got, want)
 		}
+	}
+	inf := float32(math.Inf(1))
+	fs := []float32{-inf, -3e38, -1, -1e-40, float32(math.Copysign(0, -1)), 0, 1e-40, 0.5, 1, 3e38, inf}
+	for i, f := range fs {
+		if keyFloat(orderKey(f)) != f {
+			t.Fatalf("keyFloat(orderKey(%v)) = %v", f, keyFloat(orderKey(f)))
+		}
+		for _, g := range fs[i:] {
+			if (orderKey(f) < orderKey(g)) != (f < g) {
+				t.Fatalf("orderKey(%v) < orderKey(%v) is %v", f, g, orderKey(f) < orderKey(g))
+			}
+		}
+	}
+	if c := newCand(12345, -0.25); c.row() != 12345 || c.ub() != -0.25 {
+		t.Fatalf("newCand(12345, -0.25) decodes as row %d, bound %v", c.row(), c.ub())
 	}
 }

@@ -1,0 +1,64 @@
+#include "textflag.h"
+
+// func boundMaskAVX512(scores *int32, scales *float32, n int, qs, errPerScale, thr float32, mask *uint16)
+// n is a multiple of 16. Row r's upper bound is computed as
+// float32(d)·scale·qs + errPerScale·scale, in the order boundSelect uses.
+TEXT ·boundMaskAVX512(SB), NOSPLIT, $0-48
+	MOVQ scores+0(FP), SI
+	MOVQ scales+8(FP), DI
+	MOVQ n+16(FP), CX
+	VBROADCASTSS qs+24(FP), Z1
+	VBROADCASTSS errPerScale+28(FP), Z2
+	VBROADCASTSS thr+32(FP), Z3
+	MOVQ mask+40(FP), DX
+	XORQ AX, AX
+	TESTQ CX, CX
+	JZ avx512Done
+avx512Loop:
+	VCVTDQ2PS (SI)(AX*4), Z4
+	VMOVUPS (DI)(AX*4), Z5
+	VMULPS Z5, Z4, Z4
+	VMULPS Z1, Z4, Z4
+	VMULPS Z5, Z2, Z6
+	VADDPS Z6, Z4, Z4
+	VCMPPS $0x1d, Z3, Z4, K1
+	KMOVW K1, BX
+	MOVW BX, (DX)
+	ADDQ $2, DX
+	ADDQ $16, AX
+	CMPQ AX, CX
+	JLT avx512Loop
+avx512Done:
+	VZEROUPPER
+	RET
+
+// func boundMaskAVX2(scores *int32, scales *float32, n int, qs, errPerScale, thr float32, mask *uint8)
+// n is a multiple of 8; one mask byte per 8 rows.
+TEXT ·boundMaskAVX2(SB), NOSPLIT, $0-48
+	MOVQ scores+0(FP), SI
+	MOVQ scales+8(FP), DI
+	MOVQ n+16(FP), CX
+	VBROADCASTSS qs+24(FP), Y1
+	VBROADCASTSS errPerScale+28(FP), Y2
+	VBROADCASTSS thr+32(FP), Y3
+	MOVQ mask+40(FP), DX
+	XORQ AX, AX
+	TESTQ CX, CX
+	JZ avx2Done
+avx2Loop:
+	VCVTDQ2PS (SI)(AX*4), Y4
+	VMOVUPS (DI)(AX*4), Y5
+	VMULPS Y5, Y4, Y4
+	VMULPS Y1, Y4, Y4
+	VMULPS Y5, Y2, Y6
+	VADDPS Y6, Y4, Y4
+	VCMPPS $0x1d, Y3, Y4, Y4
+	VMOVMSKPS Y4, BX
+	MOVB BX, (DX)
+	INCQ DX
+	ADDQ $8, AX
+	CMPQ AX, CX
+	JLT avx2Loop
+avx2Done:
+	VZEROUPPER
+	RET

@@ -286,6 +286,9 @@ func (r *run) call(ctx context.Context, system string, withTools bool, purpose s
 		req.Model = r.req.Model.ID
 		req.Parameters = r.req.Model.Parameters
 	}
+	if r.req.AnswerParameters != nil {
+		req.Parameters = r.req.AnswerParameters
+	}
 	if withTools {
 		req.Tools = r.req.Tools.Specs()
 	}

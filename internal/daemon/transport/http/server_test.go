@@ -34,6 +34,8 @@ type fakeRunner struct {
 	block   chan struct{}
 	// saveErr makes the turn answer but fail to save.
 	saveErr error
+	// notSent is reported as EventIgnoredParameters before answering.
+	notSent string
 }
 
 func (f *fakeRunner) Run(ctx context.Context, a daemon.Ask) (*turn.Result, error) {
@@ -53,6 +55,9 @@ func (f *fakeRunner) Run(ctx context.Context, a daemon.Ask) (*turn.Result, error
 	emit := a.Events
 	if emit == nil {
 		emit = func(turn.Event) {}
+	}
+	if f.notSent != "" {
+		emit(turn.Event{Kind: turn.EventIgnoredParameters, Text: f.notSent})
 	}
 	if f.discard {
 		emit(turn.Event{Kind: turn.EventText, Text: "let me search"})

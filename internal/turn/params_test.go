@@ -33,3 +33,21 @@ func TestAnswerParametersInEveryAnswerCall(t *testing.T) {
 		t.Fatalf("the model's parameters changed: %v", f.model.Parameters)
 	}
 }
+
+// An answer cut at the output limit is marked, so the HTTP API can say
+// finish_reason "length" as OpenAI does.
+func TestTruncatedAnswer(t *testing.T) {
+	for _, protocol := range []string{"openai", "anthropic"} {
+		t.Run(protocol, func(t *testing.T) {
+			f := newFixture(t, protocol)
+			f.srv.Enqueue(llmtest.Response{Text: "# Tides\n\nThe moon pulls", FinishReason: "length"}, llmtest.Response{Text: "# Whole"})
+			res, err := f.run(t, context.Background(), f.request("tides"))
+			if err != nil || !res.Truncated || res.Answer != "# Tides\n\nThe moon pulls" {
+				t.Fatalf("%+v %v", res, err)
+			}
+			if res, err = f.run(t, context.Background(), f.request("again")); err != nil || res.Truncated {
+				t.Fatalf("a whole answer marked truncated: %+v %v", res, err)
+			}
+		})
+	}
+}

@@ -119,6 +119,9 @@ type Result struct {
 	Notices    []string
 	// Calls is the number of model calls made.
 	Calls int
+	// Truncated is true when the answer stopped at the output limit
+	// (finish reason "length": a client's max_tokens, or the model's).
+	Truncated bool
 }
 
 // EventKind says what an Event reports.

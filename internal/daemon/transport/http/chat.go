@@ -165,7 +165,7 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, map[string]any{
 			"id": id, "object": "chat.completion", "created": created, "model": res.Model,
 			"choices": []any{map[string]any{
-				"index": 0, "finish_reason": "stop",
+				"index": 0, "finish_reason": finishReason(res),
 				"message": map[string]any{"role": "assistant", "content": res.Answer},
 			}},
 			"usage": usage(res),
@@ -297,7 +297,7 @@ func (s *sseWriter) finish(res *turn.Result, err error) {
 		s.delta(res.Answer)
 	}
 	s.begin()
-	s.chunk(map[string]any{}, "stop", map[string]any{"asky": askyFields(res)})
+	s.chunk(map[string]any{}, finishReason(res), map[string]any{"asky": askyFields(res)})
 	if s.includeUsage {
 		s.send([]any{}, map[string]any{"usage": usage(res)})
 	}
@@ -328,6 +328,15 @@ func (s *Server) modelName(requested string) string {
 		}
 	}
 	return ""
+}
+
+// finishReason is OpenAI's: "length" when the answer stopped at the
+// output limit (max_tokens), else "stop".
+func finishReason(res *turn.Result) string {
+	if res.Truncated {
+		return "length"
+	}
+	return "stop"
 }
 
 func usage(res *turn.Result) map[string]int {

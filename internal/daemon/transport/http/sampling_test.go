@@ -91,3 +91,18 @@ func TestChatIgnoredHeader(t *testing.T) {
 		}
 	}
 }
+
+// An answer cut at the output limit finishes with "length", streamed or
+// not, as OpenAI's do; a whole one with "stop".
+func TestChatFinishReasonLength(t *testing.T) {
+	for _, truncated := range []bool{true, false} {
+		srv := newServer(t, &fakeRunner{truncated: truncated}, Options{})
+		want := map[bool]string{true: `"finish_reason":"length"`, false: `"finish_reason":"stop"`}[truncated]
+		for _, stream := range []string{"false", "true"} {
+			resp, b := do(t, "POST", srv.URL+"/v1/chat/completions", "", `{"stream":`+stream+`,"max_tokens":3,"messages":[{"role":"user","content":"x"}]}`)
+			if resp.StatusCode != 200 || !strings.Contains(b, want) || strings.Count(b, `"finish_reason":"`) != 1 {
+				t.Errorf("truncated %v stream %s: %d %s", truncated, stream, resp.StatusCode, b)
+			}
+		}
+	}
+}

@@ -36,6 +36,8 @@ type fakeRunner struct {
 	saveErr error
 	// notSent is reported as EventIgnoredParameters before answering.
 	notSent string
+	// truncated answers as if cut at the output limit.
+	truncated bool
 }
 
 func (f *fakeRunner) Run(ctx context.Context, a daemon.Ask) (*turn.Result, error) {
@@ -70,7 +72,7 @@ func (f *fakeRunner) Run(ctx context.Context, a daemon.Ask) (*turn.Result, error
 	if f.saveErr != nil {
 		return &turn.Result{Answer: "Paris", Model: "fake"}, &turn.SaveError{Err: f.saveErr}
 	}
-	return &turn.Result{Answer: "Paris", Model: "fake", HistoryID: 7, SessionID: 3,
+	return &turn.Result{Answer: "Paris", Model: "fake", HistoryID: 7, SessionID: 3, Truncated: f.truncated,
 		Usage: llm.Usage{PromptTokens: 10, CompletionTokens: 5}}, nil
 }
 

@@ -37,6 +37,9 @@ type Ask struct {
 	Prompts map[string]string
 	// Lean turns off tools and preloading.
 	Lean bool
+	// Sampling overrides the model's parameters for the calls that
+	// produce the answer (an OpenAI client's temperature, max_tokens, …).
+	Sampling llm.Sampling
 	// Events receives progress (streamed text); nil ignores it. It is
 	// called from the turn's goroutine.
 	Events func(turn.Event)

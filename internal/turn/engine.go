@@ -235,6 +235,7 @@ func (r *run) loop(ctx context.Context) error {
 				answer = fallbackAnswer
 			}
 			r.finish(answer)
+			r.res.Truncated = resp.FinishReason == "length" && answer != fallbackAnswer
 			return nil
 		}
 		r.emit(Event{Kind: EventTextDiscard})
@@ -266,6 +267,7 @@ func (r *run) gracefulExit(ctx context.Context) error {
 		}
 		if a := cleanAnswer(resp.Message.Content); a != "" {
 			r.finish(a)
+			r.res.Truncated = resp.FinishReason == "length"
 			return nil
 		}
 		r.emit(Event{Kind: EventTextDiscard})
@@ -285,6 +287,9 @@ func (r *run) call(ctx context.Context, system string, withTools bool, purpose s
 	if r.req.Model != nil {
 		req.Model = r.req.Model.ID
 		req.Parameters = r.req.Model.Parameters
+	}
+	if r.req.AnswerParameters != nil {
+		req.Parameters = r.req.AnswerParameters
 	}
 	if withTools {
 		req.Tools = r.req.Tools.Specs()

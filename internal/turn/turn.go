@@ -85,6 +85,14 @@ type Request struct {
 	// CompactionPct is the share of the model's context at which in-turn
 	// compaction starts (0 = 80).
 	CompactionPct int
+	// AnswerParameters, when non-nil, replace Model.Parameters in the
+	// calls that produce the answer (every call of the tool loop and the
+	// final answer after the turn limit): a client's per-request sampling
+	// override (temperature, max_tokens, stop, …) already laid over the
+	// model's own (provider.ApplySampling). Helper calls (page summaries,
+	// compaction, evidence and memory extraction) keep Model.Parameters
+	// and their own limits.
+	AnswerParameters map[string]any
 }
 
 // ToolCallRecord is a tool call made during the turn.
@@ -111,6 +119,9 @@ type Result struct {
 	Notices    []string
 	// Calls is the number of model calls made.
 	Calls int
+	// Truncated is true when the answer stopped at the output limit
+	// (finish reason "length": a client's max_tokens, or the model's).
+	Truncated bool
 }
 
 // EventKind says what an Event reports.
@@ -141,6 +152,10 @@ const (
 	EventProgress
 	// EventTrace: the exact material preloaded for the model (-vv).
 	EventTrace
+	// EventIgnoredParameters: request parameters the answering model's
+	// API cannot take, left out of its calls (Text: comma-separated
+	// names, sorted). Sent before the first model call.
+	EventIgnoredParameters
 )
 
 // Event is one progress report. Fields are set according to Kind.

@@ -91,6 +91,13 @@ func (w *world) serve(t *testing.T) (url string, stop func() error) {
 
 func post(t *testing.T, url, token, body string) (int, string) {
 	t.Helper()
+	resp, b := postResp(t, url, token, body)
+	return resp.StatusCode, b
+}
+
+// postResp is post that also returns the response (its headers).
+func postResp(t *testing.T, url, token, body string) (*http.Response, string) {
+	t.Helper()
 	req, _ := http.NewRequest("POST", url, strings.NewReader(body))
 	req.Header.Set("Content-Type", "application/json")
 	if token != "" {
@@ -102,7 +109,7 @@ func post(t *testing.T, url, token, body string) (int, string) {
 	}
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, string(b)
+	return resp, string(b)
 }
 
 // The daemon answers through the CLI's own runner: turns land in history

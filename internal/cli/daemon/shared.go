@@ -12,6 +12,7 @@ import (
 	"github.com/askygo/asky/internal/cli/cmdutil"
 	"github.com/askygo/asky/internal/config"
 	"github.com/askygo/asky/internal/daemon"
+	"github.com/askygo/asky/internal/llm"
 	"github.com/askygo/asky/internal/shortlist"
 	"github.com/askygo/asky/internal/turn"
 	"github.com/askygo/asky/internal/turn/compose"
@@ -87,7 +88,7 @@ func newRunner(f *cmdutil.Factory) coreRunner {
 
 func (r coreRunner) Run(ctx context.Context, a daemon.Ask) (*turn.Result, error) {
 	q := compose.Request{SessionName: a.Conversation, Question: a.Question, Instructions: a.Instructions, Model: a.Model,
-		SummarizationModel: a.SummarizationModel, Lean: a.Lean, Remote: true}
+		SummarizationModel: a.SummarizationModel, Lean: a.Lean, Sampling: a.Sampling, Remote: true}
 	if r.uploadDir != "" {
 		q.RemoteRoots = []string{r.uploadDir}
 		if a.Conversation != "" {
@@ -131,6 +132,7 @@ func requestError(err error) error {
 		fe *cmdutil.FlagError
 		ce *cmdutil.Error
 		cu *compose.UsageError
+		pe *llm.ParamError
 	)
 	switch {
 	case err == nil:
@@ -141,6 +143,8 @@ func requestError(err error) error {
 		return &daemon.RequestError{Err: err, Hint: "GET /v1/models lists the aliases"}
 	case errors.As(err, &fe):
 		return &daemon.RequestError{Err: err, Hint: fe.Hint}
+	case errors.As(err, &pe):
+		return &daemon.RequestError{Err: err}
 	case errors.As(err, &cu):
 		return &daemon.RequestError{Err: err, Hint: cu.Hint()}
 	case errors.As(err, &ce) && ce.Code == cmdutil.ExitUsage:

@@ -94,3 +94,17 @@ func or[T comparable](v, def T) T {
 	}
 	return v
 }
+
+// ApplySampling returns m's configured parameters with one request's
+// sampling override s laid over them in m's wire format, and the fields
+// of s that m's API cannot take (left out, never sent). An error is a
+// value m's API refuses (an *llm.ParamError).
+func ApplySampling(m *config.ResolvedModel, s llm.Sampling) (map[string]any, []string, error) {
+	switch m.Type {
+	case "openai", "":
+		return openai.ApplySampling(m.Parameters, s), nil, nil
+	case "anthropic":
+		return anthropic.ApplySampling(m.Parameters, s)
+	}
+	return nil, nil, fmt.Errorf("api %q has type %q; supported types are \"openai\" and \"anthropic\"", m.APIName, m.Type)
+}

@@ -96,6 +96,11 @@ type Request struct {
 	// MaxCostUSD stops the turn once its priced calls cost more (a job
 	// run's budget); zero: no limit besides [limits] daily_cost_usd.
 	MaxCostUSD float64
+	// Sampling overrides the model's parameters for the calls that
+	// produce the answer (an HTTP client's temperature, max_tokens, stop,
+	// …; see llm.Sampling). What the model's API cannot take is reported
+	// as a turn.EventIgnoredParameters event.
+	Sampling llm.Sampling
 }
 
 // Core runs turns for every front end. The CLI builds one per invocation
@@ -207,6 +212,9 @@ func (c *Core) Run(ctx context.Context, q Request, emit func(turn.Event)) (*turn
 }
 
 func (c *Core) run(ctx context.Context, q Request, emit func(turn.Event)) (_ *turn.Result, err error) {
+	if err := q.Sampling.Validate(); err != nil {
+		return nil, err
+	}
 	cfg, err := c.Config()
 	if err != nil {
 		return nil, err
@@ -277,6 +285,9 @@ func (c *Core) run(ctx context.Context, q Request, emit func(turn.Event)) (_ *tu
 		emit(turn.Event{Kind: turn.EventDebug, Text: fmt.Sprintf("using detected model %s (%s at %s)", model.ID, model.APIName, model.BaseURL)})
 	}
 	req.Model, req.Client = model, client
+	if err := answerParameters(req, q.Sampling, emit); err != nil {
+		return nil, err
+	}
 	if q.Session == nil && q.ResearchSet && !q.Lean {
 		// As the original (asky-behavior.md §5.1 step 2): research without
 		// a session gets its own, so findings of unrelated runs stay apart.
@@ -415,3 +426,21 @@ func FindOrCreateSession(ctx context.Context, st *store.Store, name string) (*st
 
 // words splits the question as the shell would have.
 func words(q string) []string { return strings.Fields(q) }
+
+// answerParameters lays the request's sampling override over the model's
+// parameters for the answer calls, and reports what the model's API
+// cannot take.
+func answerParameters(req *turn.Request, s llm.Sampling, emit func(turn.Event)) error {
+	if s.IsZero() {
+		return nil
+	}
+	params, ignored, err := provider.ApplySampling(req.Model, s)
+	if err != nil {
+		return err
+	}
+	req.AnswerParameters = params
+	if len(ignored) > 0 {
+		emit(turn.Event{Kind: turn.EventIgnoredParameters, Text: strings.Join(ignored, ", ")})
+	}
+	return nil
+}

@@ -20,13 +20,16 @@ const ConversationHeader = "X-Asky-Conversation"
 
 // chatRequest is the part of an OpenAI chat completion request asky uses.
 // What asky cannot honour is refused (chatOptions); sampling parameters
-// are accepted and named in IgnoredHeader; other fields are ignored.
+// apply to the answer (samplingFields), and what the model's API cannot
+// take is named in IgnoredHeader with the fields in unapplied; other
+// fields are ignored.
 type chatRequest struct {
 	Model    string        `json:"model"`
 	Messages []chatMessage `json:"messages"`
 	Stream   bool          `json:"stream"`
 	User     string        `json:"user"`
 	chatOptions
+	samplingFields
 }
 
 type chatMessage struct {
@@ -109,23 +112,25 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 	var req chatRequest
 	var fields map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &req); err != nil {
-		writeError(w, http.StatusBadRequest, "invalid_request_error", "invalid JSON body: "+err.Error())
+		bodyError(err).write(w)
 		return
 	}
 	if e := req.check(); e != nil {
 		e.write(w)
 		return
 	}
-	if json.Unmarshal(raw, &fields) == nil {
-		if ignored := ignoredParameters(fields); ignored != "" {
-			w.Header().Set(IgnoredHeader, ignored)
-		}
+	sampling, e := req.sampling()
+	if e != nil {
+		e.write(w)
+		return
 	}
+	_ = json.Unmarshal(raw, &fields)
 	a, err := req.toAsk()
 	if err != nil {
 		writeError(w, http.StatusBadRequest, "invalid_request_error", err.Error())
 		return
 	}
+	a.Sampling = sampling
 	name := strings.TrimSpace(req.User)
 	if h := strings.TrimSpace(r.Header.Get(ConversationHeader)); h != "" {
 		name = h
@@ -137,7 +142,19 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 	id := "chatcmpl-" + randomID()
 	created := s.o.Now().Unix()
 	if !req.Stream {
+		var mu sync.Mutex
+		var notSent []string
+		a.Events = func(ev turn.Event) {
+			if ev.Kind == turn.EventIgnoredParameters {
+				mu.Lock()
+				notSent = append(notSent, ev.Text)
+				mu.Unlock()
+			}
+		}
 		res, err := s.o.Service.Ask(r.Context(), a)
+		mu.Lock()
+		setIgnored(w, fields, notSent)
+		mu.Unlock()
 		if unsaved(w, res, err) {
 			err = nil
 		}
@@ -148,7 +165,7 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, map[string]any{
 			"id": id, "object": "chat.completion", "created": created, "model": res.Model,
 			"choices": []any{map[string]any{
-				"index": 0, "finish_reason": "stop",
+				"index": 0, "finish_reason": finishReason(res),
 				"message": map[string]any{"role": "assistant", "content": res.Answer},
 			}},
 			"usage": usage(res),
@@ -157,7 +174,7 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	sse := &sseWriter{w: w, rc: http.NewResponseController(w), id: id, created: created, model: s.modelName(req.Model),
-		includeUsage: req.StreamOptions != nil && req.StreamOptions.IncludeUsage}
+		includeUsage: req.StreamOptions != nil && req.StreamOptions.IncludeUsage, fields: fields}
 	a.Events = sse.event
 	res, err := s.o.Service.Ask(r.Context(), a)
 	sse.finish(res, err)
@@ -176,6 +193,11 @@ type sseWriter struct {
 	// (stream_options.include_usage), as OpenAI does; without it no
 	// chunk carries usage.
 	includeUsage bool
+	// fields are the request's fields and notSent the sampling
+	// parameters the model's API could not take: IgnoredHeader, set
+	// with the first byte.
+	fields  map[string]json.RawMessage
+	notSent []string
 
 	mu      sync.Mutex
 	started bool
@@ -196,6 +218,8 @@ func (s *sseWriter) event(ev turn.Event) {
 		}
 	case turn.EventTextDiscard:
 		s.fresh = 0
+	case turn.EventIgnoredParameters:
+		s.notSent = append(s.notSent, ev.Text)
 	}
 }
 
@@ -204,6 +228,7 @@ func (s *sseWriter) begin() {
 		return
 	}
 	s.started = true
+	setIgnored(s.w, s.fields, s.notSent)
 	h := s.w.Header()
 	h.Set("Content-Type", "text/event-stream")
 	h.Set("Cache-Control", "no-cache")
@@ -251,6 +276,7 @@ func (s *sseWriter) finish(res *turn.Result, err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err != nil && !s.started {
+		setIgnored(s.w, s.fields, s.notSent)
 		writeTurnError(s.w, err)
 		return
 	}
@@ -271,11 +297,23 @@ func (s *sseWriter) finish(res *turn.Result, err error) {
 		s.delta(res.Answer)
 	}
 	s.begin()
-	s.chunk(map[string]any{}, "stop", map[string]any{"asky": askyFields(res)})
+	s.chunk(map[string]any{}, finishReason(res), map[string]any{"asky": askyFields(res)})
 	if s.includeUsage {
 		s.send([]any{}, map[string]any{"usage": usage(res)})
 	}
 	s.write("data: [DONE]\n\n")
+}
+
+// setIgnored sets IgnoredHeader when anything the request set was not
+// applied: notSent are the comma-separated names the turn reported.
+func setIgnored(w http.ResponseWriter, fields map[string]json.RawMessage, notSent []string) {
+	var names []string
+	for _, n := range notSent {
+		names = append(names, strings.Split(n, ", ")...)
+	}
+	if ignored := ignoredParameters(fields, names...); ignored != "" {
+		w.Header().Set(IgnoredHeader, ignored)
+	}
 }
 
 // modelName is the alias a streamed answer reports before the turn has
@@ -290,6 +328,15 @@ func (s *Server) modelName(requested string) string {
 		}
 	}
 	return ""
+}
+
+// finishReason is OpenAI's: "length" when the answer stopped at the
+// output limit (max_tokens), else "stop".
+func finishReason(res *turn.Result) string {
+	if res.Truncated {
+		return "length"
+	}
+	return "stop"
 }
 
 func usage(res *turn.Result) map[string]int {

@@ -117,7 +117,8 @@ func (l lockedWriter) Write(b []byte) (int, error) {
 }
 
 // What asky cannot honour is refused with 400 naming the parameter;
-// sampling parameters are accepted and reported as ignored.
+// fields it accepts without applying are named in IgnoredHeader (sampling
+// parameters are applied: sampling_test.go).
 func TestChatParameters(t *testing.T) {
 	fr := &fakeRunner{}
 	srv := newServer(t, fr, Options{})
@@ -136,8 +137,8 @@ func TestChatParameters(t *testing.T) {
 		t.Fatalf("a refused request ran: %+v", fr.asks)
 	}
 	resp, b := do(t, "POST", srv.URL+"/v1/chat/completions", "",
-		`{"n":1,"temperature":0.2,"max_tokens":9,"top_p":null,"seed":1,"tools":[],"response_format":{"type":"text"},"messages":[{"role":"user","content":"x"}]}`)
-	if resp.StatusCode != 200 || resp.Header.Get(IgnoredHeader) != "max_tokens, seed, temperature" {
+		`{"n":1,"temperature":0.2,"max_tokens":9,"top_p":null,"seed":1,"tools":[],"response_format":{"type":"text"},"verbosity":null,"service_tier":"auto","top_logprobs":2,"messages":[{"role":"user","content":"x"}]}`)
+	if resp.StatusCode != 200 || resp.Header.Get(IgnoredHeader) != "service_tier, top_logprobs" {
 		t.Fatalf("%d %q %s", resp.StatusCode, resp.Header.Get(IgnoredHeader), b)
 	}
 	if resp, _ := do(t, "POST", srv.URL+"/v1/chat/completions", "", `{"messages":[{"role":"user","content":"x"}]}`); resp.Header.Get(IgnoredHeader) != "" {
@@ -166,6 +167,8 @@ func TestTurnErrorStatuses(t *testing.T) {
 		{"context overflow", &llm.Error{Kind: llm.KindContextOverflow}, 400, "context_length_exceeded", "messages", "", false},
 		{"provider down", &llm.Error{Kind: llm.KindUnreachable}, 502, "", "", "", true},
 		{"busy", fmt.Errorf("c: %w", daemon.ErrBusy), 429, "conversation_busy", "", "5", false},
+		{"value the model's API refuses", &daemon.RequestError{Err: fmt.Errorf("x: %w", &llm.ParamError{Param: "temperature", Code: "decimal_above_max_value", Message: "too hot"})},
+			400, "decimal_above_max_value", "temperature", "", false},
 		{"asky", errors.New("disk full"), 500, "", "", "", true},
 	} {
 		srv := newServer(t, &fakeRunner{err: c.err}, Options{})

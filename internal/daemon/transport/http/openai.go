@@ -20,17 +20,20 @@ import (
 // expose it as _request_id); the daemon log names the same id.
 const RequestIDHeader = "X-Request-Id"
 
-// IgnoredHeader lists the sampling parameters a chat request set that asky
-// does not apply: a turn makes several model calls (tools, summaries) with
-// each model's configured [models.NAME] parameters, so one request's
-// temperature or max_tokens has no single call to go to. Refusing them
-// would break every client that always sends a temperature.
+// IgnoredHeader lists the parameters a chat request set that asky did not
+// apply: the sampling fields the answering model's API cannot take (an
+// Anthropic model has no seed or penalties; see
+// anthropic.ApplySampling) and the OpenAI fields in unapplied. Absent
+// when everything the request set was applied. Refusing them instead
+// would break clients that always send them.
 const IgnoredHeader = "X-Asky-Ignored-Parameters"
 
-// ignorable are the OpenAI request fields accepted and reported in
-// IgnoredHeader.
-var ignorable = []string{"temperature", "top_p", "max_tokens", "max_completion_tokens", "seed", "stop",
-	"presence_penalty", "frequency_penalty", "logit_bias", "reasoning_effort"}
+// unapplied are OpenAI request fields asky accepts but never applies:
+// they concern OpenAI's own service (service_tier, predicted outputs,
+// its hosted web search) or outputs asky does not produce (top
+// log-probabilities), or are specific to a few OpenAI models
+// (verbosity); set, they are named in IgnoredHeader.
+var unapplied = []string{"prediction", "service_tier", "top_logprobs", "verbosity", "web_search_options"}
 
 // apiError is an error response in OpenAI's shape: {"error": {"message",
 // "type", "param", "code"}}. The SDKs choose their exception class from
@@ -80,12 +83,15 @@ func turnError(err error) apiError {
 		re *daemon.RequestError
 		ua *config.UnknownAliasError
 		le *llm.Error
+		pe *llm.ParamError
 	)
 	switch {
 	case errors.Is(err, daemon.ErrBusy):
 		return apiError{Status: http.StatusTooManyRequests, Type: "busy", Code: "conversation_busy", Message: err.Error(), RetryAfter: 5}
 	case errors.As(err, &re) && errors.As(err, &ua) && ua.From == "":
 		return apiError{Status: http.StatusNotFound, Type: "invalid_request_error", Code: "model_not_found", Param: "model", Message: re.Error()}
+	case errors.As(err, &pe):
+		return paramError(pe)
 	case errors.As(err, &re):
 		return apiError{Status: http.StatusBadRequest, Type: "invalid_request_error", Message: re.Error()}
 	case errors.Is(err, context.Canceled):
@@ -141,16 +147,17 @@ func hasItems(raw json.RawMessage) bool {
 	return json.Unmarshal(raw, &items) == nil && len(items) > 0
 }
 
-// ignoredParameters lists the ignorable fields the request set (not null).
-func ignoredParameters(raw map[string]json.RawMessage) string {
-	var set []string
-	for _, k := range ignorable {
+// ignoredParameters lists the unapplied fields the request set (not
+// null) and the names in also, sorted and without repeats.
+func ignoredParameters(raw map[string]json.RawMessage, also ...string) string {
+	set := slices.Clone(also)
+	for _, k := range unapplied {
 		if v, ok := raw[k]; ok && strings.TrimSpace(string(v)) != "null" {
 			set = append(set, k)
 		}
 	}
 	slices.Sort(set)
-	return strings.Join(set, ", ")
+	return strings.Join(slices.Compact(set), ", ")
 }
 
 // jsonFallback answers unknown paths (404) and wrong methods (405, with

@@ -34,6 +34,10 @@ type fakeRunner struct {
 	block   chan struct{}
 	// saveErr makes the turn answer but fail to save.
 	saveErr error
+	// notSent is reported as EventIgnoredParameters before answering.
+	notSent string
+	// truncated answers as if cut at the output limit.
+	truncated bool
 }
 
 func (f *fakeRunner) Run(ctx context.Context, a daemon.Ask) (*turn.Result, error) {
@@ -54,6 +58,9 @@ func (f *fakeRunner) Run(ctx context.Context, a daemon.Ask) (*turn.Result, error
 	if emit == nil {
 		emit = func(turn.Event) {}
 	}
+	if f.notSent != "" {
+		emit(turn.Event{Kind: turn.EventIgnoredParameters, Text: f.notSent})
+	}
 	if f.discard {
 		emit(turn.Event{Kind: turn.EventText, Text: "let me search"})
 		emit(turn.Event{Kind: turn.EventTextDiscard})
@@ -65,7 +72,7 @@ func (f *fakeRunner) Run(ctx context.Context, a daemon.Ask) (*turn.Result, error
 	if f.saveErr != nil {
 		return &turn.Result{Answer: "Paris", Model: "fake"}, &turn.SaveError{Err: f.saveErr}
 	}
-	return &turn.Result{Answer: "Paris", Model: "fake", HistoryID: 7, SessionID: 3,
+	return &turn.Result{Answer: "Paris", Model: "fake", HistoryID: 7, SessionID: 3, Truncated: f.truncated,
 		Usage: llm.Usage{PromptTokens: 10, CompletionTokens: 5}}, nil
 }
 

@@ -152,13 +152,20 @@ check("SSE: every event is one data: line", all(e.startswith("data: ") and "\n" 
       [e for e in events[:-1] if not e.startswith("data: ")][:3])
 check("SSE: x-request-id", bool(r.headers.get("x-request-id")), r.headers)
 
-# Parameters: n>1 refused clearly, temperature/max_tokens/top_p/seed accepted.
+# Parameters: n>1 refused clearly, temperature/max_tokens/top_p/seed/stop
+# applied (no X-Asky-Ignored-Parameters with an OpenAI-type model), an
+# out-of-range temperature refused naming it.
 e = expect_error("n=2", openai.BadRequestError, 400, lambda: client.chat.completions.create(
     model="fake", n=2, messages=[{"role": "user", "content": "hello"}]))
 check("n=2: says n", e is not None and "n" in str(e.body), e and e.body)
-c = client.chat.completions.create(model="fake", temperature=0.2, top_p=0.9, max_tokens=50, seed=1,
-                                   messages=[{"role": "user", "content": "hello"}])
-check("temperature/top_p/max_tokens/seed accepted", c.choices[0].message.content, c)
+raw = client.chat.completions.with_raw_response.create(model="fake", temperature=0.2, top_p=0.9, max_tokens=50, seed=1,
+                                                       stop=["###"], messages=[{"role": "user", "content": "hello"}])
+c = raw.parse()
+check("temperature/top_p/max_tokens/seed/stop applied", c.choices[0].message.content
+      and raw.headers.get("x-asky-ignored-parameters") is None, raw.headers)
+e = expect_error("temperature=3", openai.BadRequestError, 400, lambda: client.chat.completions.create(
+    model="fake", temperature=3, messages=[{"role": "user", "content": "hello"}]))
+check("temperature=3: param temperature", e is not None and e.param == "temperature", e and e.body)
 c = client.chat.completions.create(model="fake", max_completion_tokens=50, n=1,
                                    messages=[{"role": "user", "content": "hello"}])
 check("max_completion_tokens and n=1 accepted", c.choices[0].message.content, c)

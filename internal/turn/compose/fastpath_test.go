@@ -21,6 +21,7 @@ func TestMatchFastPath(t *testing.T) {
 		{"forget Lisbon", "forget", "Lisbon"},
 		{"what do you remember about me", "recall", ""},
 		{"What do you know about me?", "recall", ""},
+		{"REMEMBER\tthat tabs count as spaces", "remember", "tabs count as spaces"},
 	}
 	for _, h := range hits {
 		fp, ok := matchFastPath(h.q)

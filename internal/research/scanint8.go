@@ -245,6 +245,14 @@ func (s *snapSet) rescore(workers int, q *i8Query, cands []boundCand) ([]Scored,
 // of being paid one row at a time (~1/3 of rescoring from memory).
 func (s *snapSet) touchRows(cands []boundCand) {
 	rowBytes := int64(s.l.dim) * 4
+	for _, c := range cands {
+		// A row not read before in this process is a page fault, and a
+		// disk read when the rows file left the page cache: hinting
+		// them all first puts those reads in flight together.
+		if r := c.row(); s.rowChecked[r/64].Load()&(1<<(r%64)) == 0 {
+			willNeed(s.rowsMap, int64(r)*rowBytes, rowBytes)
+		}
+	}
 	var sink byte
 	for _, c := range cands {
 		at := int64(c.row()) * rowBytes

@@ -82,11 +82,16 @@ func TestExtractPortal(t *testing.T) {
 	}
 }
 
+// hangLimit catches pathological parsing of these pages (they take
+// 0.01–0.2 s; a run of 6 s was seen under a fully loaded 2-core machine)
+// without failing on a busy CI runner: speed is BenchmarkExtract's job.
+const hangLimit = 20 * time.Second
+
 func TestExtractDeepNestingIsFast(t *testing.T) {
 	doc := deepHTML(20000)
 	t0 := time.Now()
 	ex := ExtractHTML(doc, mustURL("https://x.example/"))
-	if d := time.Since(t0); d > 2*time.Second {
+	if d := time.Since(t0); d > hangLimit {
 		t.Fatalf("20,000-deep page took %s", d)
 	}
 	if ex.Method != "text" || !strings.Contains(ex.Content, "deep text") {
@@ -101,7 +106,7 @@ func TestExtractOversizedIsCapped(t *testing.T) {
 	if !ex.Truncated {
 		t.Error("not marked truncated")
 	}
-	if d := time.Since(t0); d > 5*time.Second {
+	if d := time.Since(t0); d > hangLimit {
 		t.Errorf("took %s", d)
 	}
 }
@@ -238,7 +243,7 @@ func TestFetcherTraps(t *testing.T) {
 	if err != nil || !strings.Contains(p.Content, "deep text") {
 		t.Fatalf("deep: %v %+v", err, p)
 	}
-	if d := time.Since(t0); d > 2*time.Second {
+	if d := time.Since(t0); d > hangLimit {
 		t.Errorf("deep page took %s", d)
 	}
 	p, err = f.Get(ctx, site.url("/gzip-bomb"))

@@ -1,8 +1,19 @@
 #include "textflag.h"
 
+// BOUND_UB loads the dot products and scales of the rows at AX and leaves
+// their upper bounds in ub: float32(d)·scale·qs + errPerScale·scale, in
+// boundSelect's order of operations (qs, e: the broadcast factors; s, t:
+// scratch). One macro for both register widths.
+#define BOUND_UB(ub, s, t, qs, e) \
+	VCVTDQ2PS (SI)(AX*4), ub \
+	VMOVUPS (DI)(AX*4), s \
+	VMULPS s, ub, ub \
+	VMULPS qs, ub, ub \
+	VMULPS s, e, t \
+	VADDPS t, ub, ub
+
 // func boundMaskAVX512(scores *int32, scales *float32, n int, qs, errPerScale, thr float32, mask *uint16)
-// n is a multiple of 16. Row r's upper bound is computed as
-// float32(d)·scale·qs + errPerScale·scale, in the order boundSelect uses.
+// n is a multiple of 16; one mask word per 16 rows.
 TEXT ·boundMaskAVX512(SB), NOSPLIT, $0-48
 	MOVQ scores+0(FP), SI
 	MOVQ scales+8(FP), DI
@@ -15,12 +26,7 @@ TEXT ·boundMaskAVX512(SB), NOSPLIT, $0-48
 	TESTQ CX, CX
 	JZ avx512Done
 avx512Loop:
-	VCVTDQ2PS (SI)(AX*4), Z4
-	VMOVUPS (DI)(AX*4), Z5
-	VMULPS Z5, Z4, Z4
-	VMULPS Z1, Z4, Z4
-	VMULPS Z5, Z2, Z6
-	VADDPS Z6, Z4, Z4
+	BOUND_UB(Z4, Z5, Z6, Z1, Z2)
 	VCMPPS $0x1d, Z3, Z4, K1
 	KMOVW K1, BX
 	MOVW BX, (DX)
@@ -46,12 +52,7 @@ TEXT ·boundMaskAVX2(SB), NOSPLIT, $0-48
 	TESTQ CX, CX
 	JZ avx2Done
 avx2Loop:
-	VCVTDQ2PS (SI)(AX*4), Y4
-	VMOVUPS (DI)(AX*4), Y5
-	VMULPS Y5, Y4, Y4
-	VMULPS Y1, Y4, Y4
-	VMULPS Y5, Y2, Y6
-	VADDPS Y6, Y4, Y4
+	BOUND_UB(Y4, Y5, Y6, Y1, Y2)
 	VCMPPS $0x1d, Y3, Y4, Y4
 	VMOVMSKPS Y4, BX
 	MOVB BX, (DX)

@@ -37,6 +37,7 @@ const (
 	centralMargin  = 0.1  // gutters are looked for inside this margin of the text width
 	maxLayoutBins  = 4096 // bins across the text width
 	gutterSlack    = 1.0  // points
+	minLayoutEm    = 4.0  // points
 )
 
 // splitRuns cuts stream-order items into runs: a new run where the
@@ -116,7 +117,9 @@ func findGutters(runs []textRun) []gutter {
 	}
 	em := medianOf(sizes)
 	width := x1 - x0
-	if width < 2*minColumnEm*em {
+	// A median size under minLayoutEm is rotated text (the text matrix
+	// gives no horizontal size): no columns by x there.
+	if em < minLayoutEm || width < 2*minColumnEm*em {
 		return nil
 	}
 	bin := math.Max(1, width/maxLayoutBins)

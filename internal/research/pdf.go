@@ -322,7 +322,11 @@ func pageText(b *strings.Builder, txt []pdfItem, fonts *fontStats) {
 					b.WriteByte('\n')
 					lineStart = b.Len()
 				} else if gap := t.X - prevEnd; gap > t.FontSize*0.15 && t.S != " " {
-					b.WriteByte(' ')
+					// Word spacing widens a space glyph's advance, not the
+					// glyph: the gap after it is no second space.
+					if !strings.HasSuffix(b.String(), " ") {
+						b.WriteByte(' ')
+					}
 					cells = cells || gap > t.FontSize*2
 				}
 			}

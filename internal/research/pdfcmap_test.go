@@ -116,3 +116,14 @@ func TestPDFCompositeFontWidths(t *testing.T) {
 		t.Errorf("last glyph width %g, want 7.5", w)
 	}
 }
+
+// Justified text widens spaces with word spacing (Tw): the wider gap
+// after a space glyph is not a second space.
+func TestPDFWordSpacingIsOneSpace(t *testing.T) {
+	g := newPDFGen()
+	f := g.font("Helvetica", 500, "/Encoding /WinAnsiEncoding")
+	g.page(map[string]int{"F1": f}, "BT /F1 10 Tf 6 Tw 72 700 Td (justified text with wide spaces) Tj ET")
+	if text := extractPDFBytes(t, g.bytes()); text != "justified text with wide spaces\n" {
+		t.Errorf("got %q", text)
+	}
+}

@@ -36,7 +36,6 @@ const (
 	balancedCols   = 0.5  // narrowest column over widest
 	centralMargin  = 0.1  // gutters are looked for inside this margin of the text width
 	maxLayoutBins  = 4096 // bins across the text width
-	gutterSlack    = 1.0  // points
 	minLayoutEm    = 4.0  // points
 )
 
@@ -83,7 +82,7 @@ func columnRegions(items []pdfItem) [][]pdfItem {
 	return [][]pdfItem{items}
 }
 
-// gutter is a vertical strip free of column text.
+// gutter is a vertical strip free of column text, from a to b.
 type gutter struct{ a, b float64 }
 
 func medianOf(v []float64) float64 {
@@ -143,9 +142,9 @@ func findGutters(runs []textRun) []gutter {
 	if least*2 > len(runs) {
 		return nil
 	}
-	// Candidates: stretches near the least cover; each one's gutter is
-	// its longest stretch at its own least cover (protruding hyphens
-	// and the odd long line must not narrow it).
+	// Candidates: stretches near the least cover, wide enough. (Not
+	// at the least cover alone: a centred page number, or a line end
+	// protruding into the gutter, narrows that to a sliver.)
 	tol := max(1, len(runs)/50)
 	var cands []gutter
 	for i := lo; i < hi; {
@@ -157,26 +156,7 @@ func findGutters(runs []textRun) []gutter {
 		for j < hi && cover[j] <= least+tol {
 			j++
 		}
-		m := cover[i]
-		for k := i; k < j; k++ {
-			m = min(m, cover[k])
-		}
-		best, bestLen := 0, 0
-		for k := i; k < j; {
-			if cover[k] != m {
-				k++
-				continue
-			}
-			e := k
-			for e < j && cover[e] == m {
-				e++
-			}
-			if e-k > bestLen {
-				best, bestLen = k, e-k
-			}
-			k = e
-		}
-		if g := (gutter{x0 + float64(best)*bin, x0 + float64(best+bestLen)*bin}); g.b-g.a >= minGutterEm*em {
+		if g := (gutter{x0 + float64(i)*bin, x0 + float64(j)*bin}); g.b-g.a >= minGutterEm*em {
 			cands = append(cands, g)
 		}
 		i = j
@@ -210,13 +190,15 @@ func layoutRegions(runs []textRun, gutters []gutter) [][]pdfItem {
 	for i, r := range runs {
 		sizes[i] = r.size
 		for _, g := range gutters {
-			// A run that only touches the gutter (the bin it was
-			// measured in) does not cross it.
-			if r.x0 < g.b-gutterSlack && r.x1 > g.a+gutterSlack {
+			// A run across the middle of the gutter spans the columns
+			// (or sits centred between them, as a page number does);
+			// one that only reaches into the gutter does not.
+			mid := (g.a + g.b) / 2
+			if r.x0 < mid && r.x1 > mid {
 				col[i] = -1
 				break
 			}
-			if r.x0 >= g.b-gutterSlack {
+			if r.x0 >= mid {
 				col[i]++
 			}
 		}

@@ -41,6 +41,14 @@ func onePagePDF(lines []placed) []byte {
 	return g.bytes()
 }
 
+// standardFontPDF draws the lines in Times-Roman without /Widths, as
+// simple generators do: layout takes the font's standard metrics.
+func standardFontPDF(lines []placed) []byte {
+	g := newPDFGen()
+	g.page(map[string]int{"F1": g.add("<< /Type /Font /Subtype /Type1 /BaseFont /Times-Roman /Encoding /WinAnsiEncoding >>")}, contentOf(lines))
+	return g.bytes()
+}
+
 // A two-column page drawn row by row used to come out with the columns
 // interleaved line by line: it is read column by column, the title and
 // abstract first and the footer last, and drawn column by column it reads
@@ -63,6 +71,11 @@ func TestPDFTwoColumnsReadColumnByColumn(t *testing.T) {
 	}
 	if cols := extractPDFBytes(t, onePagePDF(twoColumnPage(36, false))); cols != rows {
 		t.Errorf("column-order stream reads differently:\n%s\nvs row order:\n%s", cols, rows)
+	}
+	// A standard font without /Widths: Times glyphs are narrower than
+	// the test font's, so the same lines leave a wider gutter.
+	if std := extractPDFBytes(t, standardFontPDF(twoColumnPage(36, true))); std != rows {
+		t.Errorf("standard font without widths reads differently:\n%s", std)
 	}
 }
 

@@ -33,6 +33,7 @@ type pdfFont struct {
 	defWidth  float64 // a composite font's /DW
 	scale     float64 // glyph space to text space (FontMatrix for Type3)
 	mono      bool    // Courier without /Widths: every glyph is 600
+	std       *[224]uint16
 }
 
 func newPDFFont(v pdf.Value) *pdfFont {
@@ -69,7 +70,10 @@ func newPDFFont(v pdf.Value) *pdfFont {
 	for i := 0; i < w.Len() && i < 256; i++ {
 		f.widths = append(f.widths, w.Index(i).Float64())
 	}
-	f.mono = len(f.widths) == 0 && strings.HasPrefix(f.name, "Courier")
+	if len(f.widths) == 0 && v.Key("Subtype").Name() != "Type3" {
+		f.mono = strings.HasPrefix(f.name, "Courier")
+		f.std = standardWidths(f.name)
+	}
 	return f
 }
 
@@ -146,6 +150,10 @@ func (f *pdfFont) decode(s string, fn func(glyph)) {
 			}
 		case f.mono:
 			g.width, g.known = 600, true
+		case f.std != nil:
+			if c := code[0]; c >= 32 && f.std[c-32] > 0 {
+				g.width, g.known = float64(f.std[c-32]), true
+			}
 		default:
 			if i := int(code[0]) - f.first; i >= 0 && i < len(f.widths) {
 				g.width, g.known = f.widths[i], true

@@ -32,11 +32,11 @@ const (
 	minColumnLines = 4    // lines in each column
 	minLayoutRuns  = 12   // runs on the page before columns are looked for
 	minColumnShare = 0.4  // of the text height set in columns
-	proseFill      = 0.6  // median run width over column width
+	proseFill      = 0.6  // median line width over column width
 	balancedCols   = 0.5  // narrowest column over widest
 	centralMargin  = 0.1  // gutters are looked for inside this margin of the text width
 	maxLayoutBins  = 4096 // bins across the text width
-	minLayoutEm    = 4.0  // points
+	minLayoutEm    = 4.0  // points: a smaller median size is rotated text
 )
 
 // splitRuns cuts stream-order items into runs: a new run where the
@@ -73,11 +73,8 @@ func splitRuns(items []pdfItem) []textRun {
 // order (top band, its columns left to right, next band …), or the items
 // as one region when the page is not set in columns.
 func columnRegions(items []pdfItem) [][]pdfItem {
-	runs := splitRuns(items)
-	if gutters := findGutters(runs); gutters != nil {
-		if regions := layoutRegions(runs, gutters); regions != nil {
-			return regions
-		}
+	if regions := columnLayout(splitRuns(items)); regions != nil {
+		return regions
 	}
 	return [][]pdfItem{items}
 }
@@ -94,10 +91,11 @@ func medianOf(v []float64) float64 {
 	return s[len(s)/2]
 }
 
-// findGutters returns the gutters that pass layoutRegions' checks: all
-// candidates together (three columns have two), else the widest single
-// one that passes.
-func findGutters(runs []textRun) []gutter {
+// columnLayout finds candidate gutters and returns the regions of the
+// first layout that passes layoutRegions' checks: all candidates together
+// (three columns have two gutters), else the widest single one that
+// passes; nil when none does.
+func columnLayout(runs []textRun) [][]pdfItem {
 	if len(runs) < minLayoutRuns {
 		return nil
 	}
@@ -164,16 +162,13 @@ func findGutters(runs []textRun) []gutter {
 	if len(cands) == 0 {
 		return nil
 	}
-	if layoutRegions(runs, cands) != nil {
-		return cands
-	}
-	if len(cands) == 1 {
-		return nil
+	if regions := layoutRegions(runs, cands); regions != nil || len(cands) == 1 {
+		return regions
 	}
 	sort.SliceStable(cands, func(i, j int) bool { return cands[i].b-cands[i].a > cands[j].b-cands[j].a })
 	for _, g := range cands {
-		if layoutRegions(runs, []gutter{g}) != nil {
-			return []gutter{g}
+		if regions := layoutRegions(runs, []gutter{g}); regions != nil {
+			return regions
 		}
 	}
 	return nil

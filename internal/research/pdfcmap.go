@@ -2,6 +2,7 @@ package research
 
 import (
 	"io"
+	"sort"
 	"strconv"
 	"unicode/utf16"
 )
@@ -41,6 +42,7 @@ const (
 	maxCMapBytes    = 4 << 20
 	maxCMapExpand   = 256 // a bfrange up to this long is stored code by code
 	maxCMapOperands = 1 << 16
+	maxCMapChars    = 1 << 17 // codes stored one by one; further ranges stay ranges
 )
 
 // parseToUnicode reads a ToUnicode CMap stream's decoded bytes. It returns
@@ -84,6 +86,10 @@ func parseToUnicode(r io.Reader) *toUnicode {
 	if len(m.chars) == 0 && len(m.ranges) == 0 {
 		return nil
 	}
+	sort.Slice(m.ranges, func(i, j int) bool {
+		a, b := m.ranges[i], m.ranges[j]
+		return a.n < b.n || a.n == b.n && a.lo < b.lo
+	})
 	return m
 }
 
@@ -134,11 +140,11 @@ func (m *toUnicode) bfrange(ops []cmapToken) {
 			continue
 		}
 		units := utf16Units(dst)
-		if b-a < maxCMapExpand {
-			for c := a; c <= b; c++ {
+		if b-a < maxCMapExpand && len(m.chars) < maxCMapChars {
+			for k := uint32(0); k <= b-a; k++ { // not c <= b: b may be the largest code
 				u := append([]uint16(nil), units...)
-				u[len(u)-1] += uint16(c - a)
-				m.add(cmapCode{n, c}, string(utf16.Decode(u)))
+				u[len(u)-1] += uint16(k)
+				m.add(cmapCode{n, a + k}, string(utf16.Decode(u)))
 			}
 			continue
 		}
@@ -152,12 +158,19 @@ func (m *toUnicode) lookup(c cmapCode) (string, bool) {
 	if s, ok := m.chars[c]; ok {
 		return s, true
 	}
-	for _, r := range m.ranges {
-		if r.n == c.n && c.v >= r.lo && c.v <= r.hi {
-			u := append([]uint16(nil), r.dst...)
-			u[len(u)-1] += uint16(c.v - r.lo)
-			return string(utf16.Decode(u)), true
-		}
+	// The ranges are sorted by (length, lo): the last one starting at
+	// or before the code is the one that may hold it.
+	i := sort.Search(len(m.ranges), func(i int) bool {
+		r := m.ranges[i]
+		return r.n > c.n || r.n == c.n && r.lo > c.v
+	}) - 1
+	if i < 0 {
+		return "", false
+	}
+	if r := m.ranges[i]; r.n == c.n && c.v <= r.hi {
+		u := append([]uint16(nil), r.dst...)
+		u[len(u)-1] += uint16(c.v - r.lo)
+		return string(utf16.Decode(u)), true
 	}
 	return "", false
 }

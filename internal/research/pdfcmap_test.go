@@ -127,3 +127,22 @@ func TestPDFWordSpacingIsOneSpace(t *testing.T) {
 		t.Errorf("got %q", text)
 	}
 }
+
+// A hostile or broken CMap never panics, and whatever it maps looks up.
+func FuzzParseToUnicode(f *testing.F) {
+	f.Add(testCMap)
+	f.Add("1 beginbfrange <00> <FF> [<0041> (x) <D8>] endbfrange 2 beginbfchar <0102> <> <01> endbfchar")
+	f.Add("1 begincodespacerange <0000> <FFFF> endcodespacerange 1 beginbfrange <0000> <FFFF> <FFFF> endbfrange (\\")
+	f.Add("1 beginbfrange <FFFFFFF0> <FFFFFFFF> <0041> endbfrange") // once looped forever
+	f.Fuzz(func(t *testing.T, s string) {
+		m := parseToUnicode(strings.NewReader(s))
+		if m == nil {
+			return
+		}
+		for _, code := range []string{"\x00", "A", "\x01\x02", "\xff\xff\xff"} {
+			m.lookup(cmapCode{len(code), beUint([]byte(code))})
+			m.lookupByte(code[0])
+			m.codeLen(code)
+		}
+	})
+}

@@ -141,3 +141,23 @@ func TestPDFLineNumbersAreNotAColumn(t *testing.T) {
 		}
 	}
 }
+
+// A full-width figure caption in the middle of a two-column page splits
+// it: the columns above it are read first, then the caption, then the
+// columns below.
+func TestPDFFullWidthBlockBetweenColumnBands(t *testing.T) {
+	var lines []placed
+	y := 720.0
+	for i := 1; i <= 30; i++ {
+		if i == 13 {
+			lines = append(lines, placed{"F1", 10, 72, y - 6, fill("Figure 1 caption runs across both columns", 90), false})
+			y -= 30
+		}
+		lines = append(lines,
+			placed{"F1", 10, 72, y, fill(fmt.Sprintf("Left%02d", i), 44), false},
+			placed{"F1", 10, 316, y, fill(fmt.Sprintf("Right%02d", i), 44), false})
+		y -= 12
+	}
+	text := extractPDFBytes(t, onePagePDF(lines))
+	inOrder(t, text, "Left01 ", "Left12 ", "Right01 ", "Right12 ", "Figure 1 caption", "Left13 ", "Left30 ", "Right13 ", "Right30 ")
+}

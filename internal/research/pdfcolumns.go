@@ -16,7 +16,7 @@ import (
 
 // textRun is a stretch of items on one baseline without a wide gap.
 type textRun struct {
-	items   []pdfItem
+	items   []pdfItem // a window on the page's items, not a copy
 	x0, x1  float64
 	y       float64
 	size    float64
@@ -46,7 +46,8 @@ func splitRuns(items []pdfItem) []textRun {
 	var runs []textRun
 	var cur *textRun
 	prevEnd := 0.0
-	for _, t := range items {
+	for i := range items {
+		t := &items[i]
 		em := math.Max(math.Abs(t.FontSize), 1)
 		if cur != nil {
 			gap := t.left - prevEnd
@@ -55,10 +56,10 @@ func splitRuns(items []pdfItem) []textRun {
 			}
 		}
 		if cur == nil {
-			runs = append(runs, textRun{x0: t.left, x1: t.right, y: t.Y, size: em})
+			runs = append(runs, textRun{items: items[i:i], x0: t.left, x1: t.right, y: t.Y, size: em})
 			cur = &runs[len(runs)-1]
 		}
-		cur.items = append(cur.items, t)
+		cur.items = items[i-len(cur.items) : i+1]
 		if t.guessed {
 			cur.guessed++
 		}

@@ -34,6 +34,8 @@ type pdfFont struct {
 	scale     float64 // glyph space to text space (FontMatrix for Type3)
 	mono      bool    // Courier without /Widths: every glyph is 600
 	std       *[224]uint16
+	byteText  [256]string // a simple font's decoded codes, filled as met
+	byteDone  [256]bool
 }
 
 func newPDFFont(v pdf.Value) *pdfFont {
@@ -130,18 +132,7 @@ func (f *pdfFont) decode(s string, fn func(glyph)) {
 		}
 		code := s[:n]
 		s = s[n:]
-		g := glyph{space: n == 1 && code[0] == ' '}
-		var ok bool
-		if f.uni != nil {
-			if n == 1 && !f.composite {
-				g.text, ok = f.uni.lookupByte(code[0])
-			} else {
-				g.text, ok = f.uni.lookup(cmapCode{n, beUint([]byte(code))})
-			}
-		}
-		if !ok {
-			g.text = f.enc.Decode(code)
-		}
+		g := glyph{space: n == 1 && code[0] == ' ', text: f.text(code)}
 		switch {
 		case f.composite:
 			g.width, g.known = f.defWidth, true
@@ -161,6 +152,35 @@ func (f *pdfFont) decode(s string, fn func(glyph)) {
 		}
 		fn(g)
 	}
+}
+
+// text decodes one code: the ToUnicode map first, then the encoding. A
+// simple font's 256 answers are kept.
+func (f *pdfFont) text(code string) string {
+	if !f.composite {
+		b := code[0]
+		if !f.byteDone[b] {
+			f.byteText[b], f.byteDone[b] = f.decodeCode(code), true
+		}
+		return f.byteText[b]
+	}
+	return f.decodeCode(code)
+}
+
+func (f *pdfFont) decodeCode(code string) string {
+	if f.uni != nil {
+		var s string
+		var ok bool
+		if f.composite {
+			s, ok = f.uni.lookup(cmapCode{len(code), beUint([]byte(code))})
+		} else {
+			s, ok = f.uni.lookupByte(code[0])
+		}
+		if ok {
+			return s
+		}
+	}
+	return f.enc.Decode(code)
 }
 
 type pdfMatrix [3][3]float64
@@ -187,6 +207,23 @@ type textState struct {
 	Tm, Tlm, CTM               pdfMatrix
 }
 
+// place returns the rendering matrix's horizontal size and origin: the
+// first row and the last of [Tfs·Th 0; 0 Tfs; 0 Trise] × Tm × CTM, without
+// two full matrix products per glyph (every matrix here is affine).
+func (g *textState) place() (size, x, y float64) {
+	m, c := &g.Tm, &g.CTM
+	size = g.Tfs * g.Th * (m[0][0]*c[0][0] + m[0][1]*c[1][0])
+	x = g.Trise*(m[1][0]*c[0][0]+m[1][1]*c[1][0]) + m[2][0]*c[0][0] + m[2][1]*c[1][0] + c[2][0]
+	y = g.Trise*(m[1][0]*c[0][1]+m[1][1]*c[1][1]) + m[2][0]*c[0][1] + m[2][1]*c[1][1] + c[2][1]
+	return size, x, y
+}
+
+// advance moves the text matrix tx along the baseline: translate(tx, 0) × Tm.
+func (g *textState) advance(tx float64) {
+	g.Tm[2][0] += tx * g.Tm[0][0]
+	g.Tm[2][1] += tx * g.Tm[0][1]
+}
+
 // pageItems interprets a page's content stream for its text, as the
 // library's Page.Content does (same positions, one item per code) but with
 // our font decoding, word spacing, composite and Type3 widths, and without
@@ -209,22 +246,22 @@ func pageItems(p pdf.Page) []pdfItem {
 		}
 		est := 0.0 // estimated advance of glyphs without a width, in text space
 		f.decode(s, func(gl glyph) {
-			trm := pdfMatrix{{g.Tfs * g.Th, 0, 0}, {0, g.Tfs, 0}, {0, g.Trise, 1}}.mul(g.Tm).mul(g.CTM)
-			w, left := gl.width*f.scale*trm[0][0], trm[2][0]+est
+			size, x, y := g.place()
+			w, left := gl.width*f.scale*size, x+est
 			if !gl.known {
-				est += 0.5 * trm[0][0]
+				est += 0.5 * size
 			}
 			if gl.text != "" {
 				items = append(items, pdfItem{
-					Text: pdf.Text{Font: f.name, FontSize: trm[0][0], X: trm[2][0], Y: trm[2][1], W: w, S: gl.text},
-					left: left, right: trm[2][0] + w + est, guessed: !gl.known,
+					Text: pdf.Text{Font: f.name, FontSize: size, X: x, Y: y, W: w, S: gl.text},
+					left: left, right: x + w + est, guessed: !gl.known,
 				})
 			}
 			tx := gl.width*f.scale*g.Tfs + g.Tc
 			if gl.space {
 				tx += g.Tw
 			}
-			g.Tm = translate(tx*g.Th, 0).mul(g.Tm)
+			g.advance(tx * g.Th)
 		})
 	}
 	matrix := func(args []pdf.Value) pdfMatrix {
@@ -300,7 +337,7 @@ func pageItems(p pdf.Page) []pdfItem {
 				if x.Kind() == pdf.String {
 					show(x.RawString())
 				} else {
-					g.Tm = translate(-x.Float64()/1000*g.Tfs*g.Th, 0).mul(g.Tm)
+					g.advance(-x.Float64() / 1000 * g.Tfs * g.Th)
 				}
 			}
 		}

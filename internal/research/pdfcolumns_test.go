@@ -161,3 +161,26 @@ func TestPDFFullWidthBlockBetweenColumnBands(t *testing.T) {
 	text := extractPDFBytes(t, onePagePDF(lines))
 	inOrder(t, text, "Left01 ", "Left12 ", "Right01 ", "Right12 ", "Figure 1 caption", "Left13 ", "Left30 ", "Right13 ", "Right30 ")
 }
+
+// Text drawn turned a quarter (a landscape table on a portrait page) has
+// no horizontal font size to measure columns by: it keeps stream order.
+func TestPDFRotatedTextKeepsStreamOrder(t *testing.T) {
+	var b strings.Builder
+	for i := 0; i < 24; i++ {
+		x := 100 + 20*(i%12)
+		if i >= 12 {
+			x += 300
+		}
+		fmt.Fprintf(&b, "BT /F1 10 Tf 0 1 -1 0 %d 100 Tm (Rot%02d turned line of text here) Tj ET\n", x, i)
+	}
+	g := newPDFGen()
+	g.page(map[string]int{"F1": g.font("Helvetica", 500, "/Encoding /WinAnsiEncoding")}, b.String())
+	data := g.bytes()
+	text := extractPDFBytes(t, data)
+	flat := strings.ReplaceAll(text, "\n", "")
+	var want []string
+	for i := 0; i < 24; i++ {
+		want = append(want, fmt.Sprintf("Rot%02d", i))
+	}
+	inOrder(t, flat, want...)
+}

@@ -186,15 +186,14 @@ func layoutRegions(runs []textRun, gutters []gutter) [][]pdfItem {
 	for i, r := range runs {
 		sizes[i] = r.size
 		for _, g := range gutters {
-			// A run across the middle of the gutter spans the columns
-			// (or sits centred between them, as a page number does);
-			// one that only reaches into the gutter does not.
-			mid := (g.a + g.b) / 2
-			if r.x0 < mid && r.x1 > mid {
+			// A run across the gutter spans the columns, as does one
+			// inside it (a page number centred between them); one that
+			// only reaches into it (an overfull line) does not.
+			if r.x0 < g.b && r.x1 > g.a && (r.x0 <= g.a && r.x1 >= g.b || r.x0 >= g.a && r.x1 <= g.b) {
 				col[i] = -1
 				break
 			}
-			if r.x0 >= mid {
+			if r.x1 > g.b {
 				col[i]++
 			}
 		}

@@ -23,7 +23,11 @@ func twoColumnPage(n int, rows bool) []placed {
 	var left, right []placed
 	for i := 1; i <= n; i++ {
 		y := float64(670 - 12*i)
-		left = append(left, placed{"F1", 10, 72, y, fill(fmt.Sprintf("Left%02d", i), 44), false})
+		l := fill(fmt.Sprintf("Left%02d", i), 44)
+		if i == 10 { // an overfull line reaching past the middle of the gutter
+			l = "Left10 overfull line reaching into the gutter"
+		}
+		left = append(left, placed{"F1", 10, 72, y, l, false})
 		right = append(right, placed{"F1", 10, 316, y, fill(fmt.Sprintf("Right%02d", i), 44), false})
 	}
 	if !rows {

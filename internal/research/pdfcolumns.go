@@ -206,27 +206,19 @@ func layoutRegions(runs []textRun, gutters []gutter) [][]pdfItem {
 		top, bottom = math.Max(top, r.y+r.size), math.Min(bottom, r.y)
 	}
 	sort.SliceStable(order, func(a, b int) bool { return runs[order[a]].y > runs[order[b]].y })
-	band := make([]int, len(runs))
-	n, bandTop := 0, runs[order[0]].y
+	band := bands(runs, order, col, em)
+	// The text height set in columns.
 	columnHeight := 0.0
-	bandIsCol := col[order[0]] >= 0
-	closeBand := func(bottomY float64) {
-		if bandIsCol {
-			columnHeight += bandTop - bottomY + em
+	for k := 0; k < len(order); {
+		e := k
+		for e < len(order) && band[order[e]] == band[order[k]] {
+			e++
 		}
-	}
-	for k, i := range order {
-		if k > 0 {
-			prev := order[k-1]
-			if (col[i] >= 0) != (col[prev] >= 0) || runs[prev].y-runs[i].y > bandGapEm*em {
-				closeBand(runs[prev].y)
-				n++
-				bandTop, bandIsCol = runs[i].y, col[i] >= 0
-			}
+		if col[order[k]] >= 0 {
+			columnHeight += runs[order[k]].y - runs[order[e-1]].y + em
 		}
-		band[i] = n
+		k = e
 	}
-	closeBand(runs[order[len(order)-1]].y)
 	if columnHeight < minColumnShare*(top-bottom) {
 		return nil
 	}
@@ -302,4 +294,51 @@ func layoutRegions(runs []textRun, gutters []gutter) [][]pdfItem {
 		out[i] = regions[j]
 	}
 	return out
+}
+
+// bands numbers the runs' bands from the top: a band ends where the runs
+// (in order, top to bottom) switch between full width and columns, and
+// where a blank strip of bandGapEm crosses the page next to a thin band
+// (one or two lines: a running head or foot set apart from the body).
+// Blank strips inside the body do not split it: a section heading in
+// one column and a float in the other can line their gaps up by chance.
+func bands(runs []textRun, order, col []int, em float64) []int {
+	type segment struct {
+		start, end int  // in order
+		gap        bool // begins at a blank strip, not a switch
+		lines      int  // baselines
+	}
+	var segs []segment
+	for k, i := range order {
+		if k == 0 {
+			segs = append(segs, segment{start: 0, end: 1, lines: 1})
+			continue
+		}
+		prev := order[k-1]
+		switched := (col[i] >= 0) != (col[prev] >= 0)
+		if switched || runs[prev].y-runs[i].y > bandGapEm*em {
+			segs = append(segs, segment{start: k, end: k + 1, gap: !switched, lines: 1})
+			continue
+		}
+		last := &segs[len(segs)-1]
+		last.end = k + 1
+		if math.Round(runs[prev].y) != math.Round(runs[i].y) {
+			last.lines++
+		}
+	}
+	band := make([]int, len(runs))
+	n := 0
+	for j, sg := range segs {
+		if j > 0 {
+			prev := segs[j-1]
+			body := sg.gap && col[order[sg.start]] >= 0 && sg.lines > 2 && prev.lines > 2
+			if !body {
+				n++
+			}
+		}
+		for k := sg.start; k < sg.end; k++ {
+			band[order[k]] = n
+		}
+	}
+	return band
 }

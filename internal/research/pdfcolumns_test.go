@@ -188,3 +188,26 @@ func TestPDFRotatedTextKeepsStreamOrder(t *testing.T) {
 	}
 	inOrder(t, flat, want...)
 }
+
+// Blank strips: a running head set apart above the columns is read first
+// (a thin band of its own), but gaps that line up by chance inside the
+// body (a section heading in one column, a float in the other) do not
+// cut the columns into bands read out of order.
+func TestPDFBlankStripsAndBands(t *testing.T) {
+	lines := []placed{
+		{"F1", 9, 72, 760, "Journal of Column Tests", false},
+		{"F1", 9, 500, 760, "Vol 3", false},
+	}
+	y := 720.0
+	for i := 1; i <= 34; i++ {
+		if i == 15 {
+			y -= 40 // both columns leave a gap here
+		}
+		lines = append(lines,
+			placed{"F1", 10, 72, y, fill(fmt.Sprintf("Left%02d", i), 44), false},
+			placed{"F1", 10, 316, y, fill(fmt.Sprintf("Right%02d", i), 44), false})
+		y -= 12
+	}
+	text := extractPDFBytes(t, onePagePDF(lines))
+	inOrder(t, text, "Journal of Column Tests", "Vol 3", "Left01 ", "Left14 ", "Left15 ", "Left34 ", "Right01 ", "Right14 ", "Right15 ", "Right34 ")
+}

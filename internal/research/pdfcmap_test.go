@@ -146,3 +146,15 @@ func FuzzParseToUnicode(f *testing.F) {
 		}
 	})
 }
+
+// The library decoded a newline after every TJ array through the font's
+// encoding: in TeX's OT1 fonts code 10 is /Omega, and every equation came
+// out as "EΩ =Ω mcΩ".
+func TestPDFNoGlyphAfterTJ(t *testing.T) {
+	g := newPDFGen()
+	f := g.font("CMMI10", 500, "/Encoding << /Type /Encoding /Differences [10 /Omega 61 /equal] >>")
+	g.page(map[string]int{"F1": f}, "BT /F1 10 Tf 72 700 Td [(E)-300(=)-300(mc)] TJ ET")
+	if text := extractPDFBytes(t, g.bytes()); strings.Contains(text, "Ω") || !strings.Contains(text, "E") {
+		t.Errorf("got %q", text)
+	}
+}

@@ -8,8 +8,9 @@ import (
 
 // pdfItem is one glyph (or one code's text) placed on a page. left and
 // right are where layout analysis takes the glyph to stand: X and X+W, or
-// estimates when the font gives no width (the standard fonts drawn
-// without /Widths), whose glyphs the text matrix does not advance.
+// estimates when the font gives no width (no /Widths, and not a standard
+// font whose metrics we know), whose glyphs the text matrix does not
+// advance.
 type pdfItem struct {
 	pdf.Text
 	left, right float64
@@ -30,17 +31,17 @@ type pdfFont struct {
 	first     int
 	widths    []float64
 	cidWidths map[uint32]float64
-	defWidth  float64 // a composite font's /DW
-	scale     float64 // glyph space to text space (FontMatrix for Type3)
-	mono      bool    // Courier without /Widths: every glyph is 600
-	std       *[224]uint16
-	byteText  [256]string // a simple font's decoded codes, filled as met
+	defWidth  float64      // a composite font's /DW
+	scale     float64      // glyph space to text space (FontMatrix for Type3)
+	mono      bool         // Courier without /Widths: every glyph is 600
+	std       *[224]uint16 // a standard font's own widths, without /Widths
+	byteText  [256]string  // a simple font's decoded codes, filled as met
 	byteDone  [256]bool
 }
 
 func newPDFFont(v pdf.Value) *pdfFont {
 	lib := pdf.Font{V: v}
-	f := &pdfFont{name: lib.BaseFont(), enc: lib.Encoder(), scale: 0.001}
+	f := &pdfFont{name: lib.BaseFont(), scale: 0.001}
 	if i := strings.Index(f.name, "+"); i >= 0 {
 		f.name = f.name[i+1:]
 	}
@@ -48,6 +49,14 @@ func newPDFFont(v pdf.Value) *pdfFont {
 		rc := tu.Reader()
 		f.uni = parseToUnicode(rc)
 		rc.Close()
+	}
+	// Without an /Encoding (or with Identity-H) the library's encoding is
+	// the same ToUnicode map, which it would parse again: the codes it
+	// misses it leaves unknown.
+	if e := v.Key("Encoding"); f.uni != nil && (e.Kind() == pdf.Null || e.Name() == "Identity-H") {
+		f.enc = unknownCodes{}
+	} else {
+		f.enc = lib.Encoder()
 	}
 	switch v.Key("Subtype").Name() {
 	case "Type0":
@@ -109,6 +118,11 @@ func cidWidths(w pdf.Value) map[uint32]float64 {
 	}
 	return out
 }
+
+// unknownCodes decodes every code as U+FFFD, which the text drops.
+type unknownCodes struct{}
+
+func (unknownCodes) Decode(string) string { return "\uFFFD" }
 
 // glyph is one decoded code: its text, its width in glyph space (known
 // false when the font gives none) and whether word spacing applies.

@@ -60,7 +60,7 @@ func parsePDF(data []byte) (*Document, error) {
 	fonts := fontStats{boldLines: map[string]bool{}}
 	for _, p := range pdfPages(r) {
 		var b strings.Builder
-		pageText(&b, p, &fonts)
+		pageText(&b, pageItems(p), &fonts)
 		pages = append(pages, strings.ReplaceAll(b.String(), "\uFFFD", ""))
 	}
 	text := strings.Join(dropRunningLines(pages), "\n")
@@ -288,11 +288,12 @@ func dropRunningLines(pages []string) []string {
 	return out
 }
 
-// pageText writes text items in stream order, starting a line when the
-// baseline moves and inserting a space when the horizontal gap is wider
-// than a fraction of the font size. It tells fonts which lines are bold.
-func pageText(b *strings.Builder, p pdf.Page, fonts *fontStats) {
-	txt := p.Content().Text
+// pageText writes text items in reading order: stream order, or column
+// by column on a page set in columns (see columnRegions). A line starts
+// when the baseline moves or a region ends, and a space goes in when the
+// horizontal gap is wider than a fraction of the font size. It tells fonts
+// which lines are bold.
+func pageText(b *strings.Builder, txt []pdfItem, fonts *fontStats) {
 	var prevY, prevEnd float64
 	first := true
 	// A line with a gap of several characters is table cells, not a
@@ -302,31 +303,38 @@ func pageText(b *strings.Builder, p pdf.Page, fonts *fontStats) {
 		fonts.line(b.String()[lineStart:], allBold && !cells)
 		lineStart, allBold, cells = b.Len(), true, false
 	}
-	for _, t := range txt {
-		// OCR text layers (the UDHR's) draw newline characters inside
-		// words ("res\npect"); line breaks come from the baseline, so
-		// control characters carry nothing.
-		if strings.ContainsFunc(t.S, unicode.IsControl) {
-			t.S = strings.Map(dropControl, t.S)
-			if t.S == "" {
-				continue
+	for _, region := range columnRegions(txt) {
+		newRegion := true
+		for _, t := range region {
+			// OCR text layers (the UDHR's) draw newline characters inside
+			// words ("res\npect"); line breaks come from the baseline, so
+			// control characters carry nothing.
+			if strings.ContainsFunc(t.S, unicode.IsControl) {
+				t.S = strings.Map(dropControl, t.S)
+				if t.S == "" {
+					continue
+				}
 			}
-		}
-		if !first {
-			tol := math.Max(t.FontSize*0.4, 1)
-			if math.Abs(t.Y-prevY) > tol {
-				endLine()
-				b.WriteByte('\n')
-				lineStart = b.Len()
-			} else if gap := t.X - prevEnd; gap > t.FontSize*0.15 && t.S != " " {
-				b.WriteByte(' ')
-				cells = cells || gap > t.FontSize*2
+			if !first {
+				tol := math.Max(t.FontSize*0.4, 1)
+				if newRegion || math.Abs(t.Y-prevY) > tol {
+					endLine()
+					b.WriteByte('\n')
+					lineStart = b.Len()
+				} else if gap := t.X - prevEnd; gap > t.FontSize*0.15 && t.S != " " {
+					// Word spacing widens a space glyph's advance, not the
+					// glyph: the gap after it is no second space.
+					if !strings.HasSuffix(b.String(), " ") {
+						b.WriteByte(' ')
+					}
+					cells = cells || gap > t.FontSize*2
+				}
 			}
+			b.WriteString(t.S)
+			allBold = fonts.glyphs(t.S, t.Font) && allBold
+			prevY, prevEnd = t.Y, t.X+t.W
+			first, newRegion = false, false
 		}
-		b.WriteString(t.S)
-		allBold = fonts.glyphs(t.S, t.Font) && allBold
-		prevY, prevEnd = t.Y, t.X+t.W
-		first = false
 	}
 	endLine()
 	b.WriteByte('\n')

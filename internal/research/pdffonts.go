@@ -12,6 +12,8 @@ import (
 type fontStats struct {
 	boldLines         map[string]bool
 	total, boldGlyphs int
+	lastFont          string // the font of the last glyphs, and whether it is bold:
+	lastBold          bool   // a page draws runs of glyphs in one font
 }
 
 // glyphs counts the visible characters of one text item and reports
@@ -28,7 +30,10 @@ func (f *fontStats) glyphs(s, font string) bool {
 		return true
 	}
 	f.total += n
-	if !isBoldFont(font) {
+	if font != f.lastFont {
+		f.lastFont, f.lastBold = font, isBoldFont(font)
+	}
+	if !f.lastBold {
 		return false
 	}
 	f.boldGlyphs += n

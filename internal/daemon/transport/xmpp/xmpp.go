@@ -50,7 +50,11 @@ type Options struct {
 	// DeliveryWait is how long an answer waits for a reconnect before it
 	// is given up; zero uses 5 minutes.
 	DeliveryWait time.Duration
-	Now          func() time.Time
+	// PingInterval is how long the connection may stay quiet before the
+	// bot pings its server, and PingTimeout how long it waits for the
+	// reply before it reconnects; zero uses 60 s and 20 s.
+	PingInterval, PingTimeout time.Duration
+	Now                       func() time.Time
 }
 
 // Transport is one XMPP client connection and its handlers.
@@ -118,6 +122,12 @@ func New(o Options) (*Transport, error) {
 	}
 	if t.o.DeliveryWait <= 0 {
 		t.o.DeliveryWait = 5 * time.Minute
+	}
+	if t.o.PingInterval <= 0 {
+		t.o.PingInterval = defaultPingInterval
+	}
+	if t.o.PingTimeout <= 0 {
+		t.o.PingTimeout = defaultPingTimeout
 	}
 	if t.rooms, err = loadRooms(o.RoomsFile); err != nil {
 		return nil, err
@@ -193,7 +203,7 @@ func (t *Transport) Run(ctx context.Context) error {
 	}
 	for {
 		t.setState(daemon.StateStarting, nil)
-		s, err := t.connect(ctx)
+		s, conn, err := t.connect(ctx)
 		if err != nil {
 			if ctx.Err() != nil {
 				t.setState(daemon.StateStopped, nil)
@@ -212,7 +222,7 @@ func (t *Transport) Run(ctx context.Context) error {
 		}
 		fmt.Fprintf(t.o.Log, "xmpp: connected as %s\n", s.LocalAddr())
 		began := time.Now()
-		err = t.serve(ctx, s)
+		err = t.serve(ctx, s, conn)
 		if ctx.Err() != nil {
 			t.setState(daemon.StateStopped, nil)
 			return nil
@@ -277,14 +287,17 @@ func (t *Transport) setState(state string, err error) {
 }
 
 // connect dials, negotiates STARTTLS + SASL + bind and sends presence.
-func (t *Transport) connect(ctx context.Context) (*xmpp.Session, error) {
+// It returns the TCP connection too: the keepalive watches its reads and
+// closes it when the server stops answering.
+func (t *Transport) connect(ctx context.Context) (*xmpp.Session, *activityConn, error) {
 	dctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	var d net.Dialer
-	conn, err := d.DialContext(dctx, "tcp", t.addr)
+	raw, err := d.DialContext(dctx, "tcp", t.addr)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
+	conn := newActivityConn(raw)
 	s, err := xmpp.NewClientSession(dctx, t.me, conn,
 		xmpp.StartTLS(t.tlsCfg),
 		xmpp.SASL("", t.o.Password, sasl.ScramSha256Plus, sasl.ScramSha1Plus, sasl.ScramSha256, sasl.ScramSha1, sasl.Plain),
@@ -292,20 +305,29 @@ func (t *Transport) connect(ctx context.Context) (*xmpp.Session, error) {
 	)
 	if err != nil {
 		conn.Close()
-		return nil, fmt.Errorf("log in to %s: %w", t.addr, err)
+		return nil, nil, fmt.Errorf("log in to %s: %w", t.addr, err)
 	}
 	if err := s.Send(dctx, stanza.Presence{}.Wrap(nil)); err != nil {
 		s.Close()
 		conn.Close()
-		return nil, err
+		return nil, nil, err
 	}
-	return s, nil
+	return s, conn, nil
 }
 
-// serve handles stanzas until the connection ends or ctx is done.
-func (t *Transport) serve(ctx context.Context, s *xmpp.Session) error {
+// serve handles stanzas until the connection ends, the keepalive finds
+// it dead, or ctx is done.
+func (t *Transport) serve(ctx context.Context, s *xmpp.Session, conn *activityConn) error {
 	done := make(chan error, 1)
 	go func() { done <- s.Serve(xmpp.HandlerFunc(t.handle)) }()
+	kctx, stopKeepalive := context.WithCancel(ctx)
+	defer stopKeepalive()
+	dead := make(chan error, 1)
+	go func() {
+		if err := t.keepalive(kctx, s, conn); err != nil {
+			dead <- err
+		}
+	}()
 	t.mu.Lock()
 	t.sess = s
 	close(t.up)
@@ -318,6 +340,11 @@ func (t *Transport) serve(ctx context.Context, s *xmpp.Session) error {
 	var err error
 	select {
 	case err = <-done:
+	case err = <-dead:
+		// Closing the socket itself, not the stream, unblocks the
+		// reader and any writer stuck on the silent peer at once.
+		conn.Close()
+		<-done
 	case <-ctx.Done():
 		// Let the answers in flight (interrupted turns) go out before
 		// closing the stream.

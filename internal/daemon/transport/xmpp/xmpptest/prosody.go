@@ -210,6 +210,7 @@ func (p *Prosody) Stop() {
 	if p.cmd == nil {
 		return
 	}
+	pauseGroup(p.cmd.Process, false) // a paused server cannot exit
 	signalGroup(p.cmd.Process, false)
 	select {
 	case <-p.exited:
@@ -218,6 +219,21 @@ func (p *Prosody) Stop() {
 		<-p.exited
 	}
 	p.cmd = nil
+}
+
+// Pause stops the server's processes (SIGSTOP) without closing their
+// sockets: a server that vanished, as far as its clients can tell.
+func (p *Prosody) Pause() {
+	if p.cmd != nil {
+		pauseGroup(p.cmd.Process, true)
+	}
+}
+
+// Resume continues a paused server.
+func (p *Prosody) Resume() {
+	if p.cmd != nil {
+		pauseGroup(p.cmd.Process, false)
+	}
 }
 
 // Restart stops the server and starts it again on the same port.

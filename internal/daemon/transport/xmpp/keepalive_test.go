@@ -1,0 +1,161 @@
+package xmpp
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/askygo/asky/internal/config"
+	"github.com/askygo/asky/internal/daemon/transport/xmpp/xmpptest"
+)
+
+const (
+	testPingInterval = 200 * time.Millisecond
+	testPingTimeout  = 300 * time.Millisecond
+)
+
+func fastPings(o *Options) { o.PingInterval, o.PingTimeout = testPingInterval, testPingTimeout }
+
+// onFake runs the transport against a scripted server with short ping
+// intervals.
+func onFake(t *testing.T) (*xmpptest.Fake, *fixture) {
+	t.Helper()
+	srv := xmpptest.StartFake(t)
+	f := launchOpts(t, nil, runnerFunc(echo), func(c *config.XMPP) { c.Port, c.CAFile = srv.Port, srv.CAFile }, fastPings)
+	f.waitConnected(t)
+	return srv, f
+}
+
+func waitUntil(t *testing.T, within time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: not within %s", what, within)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func wantAnswer(t *testing.T, srv *xmpptest.Fake, want string) {
+	t.Helper()
+	deadline := time.After(5 * time.Second)
+	for {
+		select {
+		case body := <-srv.Got:
+			if body == want {
+				return
+			}
+		case <-deadline:
+			t.Fatalf("no answer %q", want)
+		}
+	}
+}
+
+// A server that stops answering without closing the socket is noticed
+// within the ping interval plus the ping timeout; the bot reconnects and
+// answers on the new session.
+func TestKeepaliveNoticesSilentServer(t *testing.T) {
+	srv, f := onFake(t)
+	// Answered pings keep the session: several intervals pass quietly.
+	waitUntil(t, 5*time.Second, "three answered pings", func() bool { return srv.Pings.Load() >= 3 })
+	if srv.Sessions() != 1 || strings.Contains(f.log.String(), "connection lost") {
+		t.Fatalf("an answered ping dropped the session (%d sessions):\n%s", srv.Sessions(), f.log)
+	}
+	srv.Silence()
+	silenced := time.Now()
+	waitUntil(t, 5*time.Second, "a second session", func() bool { return srv.Sessions() == 2 })
+	// Quiet for at most the interval, then the timeout; plus the 50 ms
+	// backoff and a local login.
+	if took, most := time.Since(silenced), testPingInterval+testPingTimeout+700*time.Millisecond; took > most {
+		t.Fatalf("reconnected %s after the server went silent, want under %s", took, most)
+	}
+	want := fmt.Sprintf("xmpp: connection lost: no reply to a ping within %s (nothing received for ", testPingTimeout)
+	if !strings.Contains(f.log.String(), want) {
+		t.Fatalf("log does not say why:\n%s", f.log)
+	}
+	f.waitConnected(t)
+	srv.Deliver(xmpptest.JID("alice")+"/phone", "still there?")
+	wantAnswer(t, srv, "echo: still there? (xmpp:alice@localhost)")
+}
+
+// A server without XEP-0199 answers pings with an error: that proves it
+// is there as much as a result does.
+func TestKeepalivePingErrorCountsAsAlive(t *testing.T) {
+	srv := xmpptest.StartFake(t)
+	srv.PingErrors()
+	f := launchOpts(t, nil, runnerFunc(echo), func(c *config.XMPP) { c.Port, c.CAFile = srv.Port, srv.CAFile }, fastPings)
+	f.waitConnected(t)
+	waitUntil(t, 5*time.Second, "three pings", func() bool { return srv.Pings.Load() >= 3 })
+	if srv.Sessions() != 1 || strings.Contains(f.log.String(), "connection lost") {
+		t.Fatalf("an error reply dropped the session (%d sessions):\n%s", srv.Sessions(), f.log)
+	}
+}
+
+// The server's own pings get a result, not the service-unavailable
+// error an unhandled IQ gets.
+func TestAnswersServerPing(t *testing.T) {
+	srv, _ := onFake(t)
+	srv.Send(`<iq type='get' id='sp1' from='localhost'><ping xmlns='urn:xmpp:ping'/></iq>`)
+	srv.Send(`<iq type='get' id='sp2'><ping xmlns='urn:xmpp:ping'/></iq>`)
+	for _, want := range []string{"result sp1", "result sp2"} {
+		select {
+		case got := <-srv.Replies:
+			if got != want {
+				t.Fatalf("reply %q, want %q", got, want)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatalf("no reply to the server's ping (want %q)", want)
+		}
+	}
+}
+
+// Against Prosody: its replies keep the session up; a paused (SIGSTOP)
+// server is noticed within the interval plus the timeout, and once it
+// continues the bot logs in again and answers.
+func TestKeepaliveProsodyPaused(t *testing.T) {
+	p := xmpptest.Start(t, accounts)
+	f := launchOpts(t, p, runnerFunc(echo), nil, fastPings)
+	f.waitConnected(t)
+	alice := p.Connect(t, "alice", "alicepw")
+	time.Sleep(4 * testPingInterval)
+	if strings.Contains(f.log.String(), "connection lost") {
+		t.Fatalf("the session dropped while Prosody answered pings:\n%s", f.log)
+	}
+	p.Pause()
+	paused := time.Now()
+	waitUntil(t, 5*time.Second, "the dead connection noticed", func() bool {
+		return strings.Contains(f.log.String(), "connection lost: no reply to a ping within")
+	})
+	if took, most := time.Since(paused), testPingInterval+testPingTimeout+300*time.Millisecond; took > most {
+		t.Fatalf("noticed %s after the pause, want under %s", took, most)
+	}
+	if s, _ := f.board.Get(Name); s.State == "connected" {
+		t.Fatalf("board still says connected: %+v", s)
+	}
+	p.Resume()
+	f.waitConnected(t)
+	alice.Send(xmpptest.JID("bot"), "back?")
+	if a, _ := answer(t, alice); a.Body != "echo: back? (xmpp:alice@localhost)" {
+		t.Fatalf("%q", a.Body)
+	}
+}
+
+// The bot answers pings from allowed JIDs and advertises them in
+// disco#info; others get the error any IQ from them gets.
+func TestAnswersPingsFromAllowedJIDs(t *testing.T) {
+	f := start(t, runnerFunc(echo), nil)
+	bot := xmpptest.JID("bot") + "/asky"
+	alice := f.p.Connect(t, "alice", "alicepw")
+	if got := alice.Ping(bot); got != "result" {
+		t.Fatalf("alice's ping: %s", got)
+	}
+	if got := f.p.Connect(t, "bob", "bobpw").Ping(bot); got != "service-unavailable" {
+		t.Fatalf("bob's ping: %s", got)
+	}
+	if got := alice.DiscoInfo(bot); !slices.Contains(got, "urn:xmpp:ping") {
+		t.Fatalf("features %v", got)
+	}
+}

@@ -66,16 +66,14 @@ func TestKeepaliveNoticesSilentServer(t *testing.T) {
 	}
 	srv.Silence()
 	silenced := time.Now()
-	waitUntil(t, 5*time.Second, "a second session", func() bool { return srv.Sessions() == 2 })
-	// Quiet for at most the interval, then the timeout; plus the 50 ms
-	// backoff and a local login.
-	if took, most := time.Since(silenced), testPingInterval+testPingTimeout+700*time.Millisecond; took > most {
-		t.Fatalf("reconnected %s after the server went silent, want under %s", took, most)
-	}
 	want := fmt.Sprintf("xmpp: connection lost: no reply to a ping within %s (nothing received for ", testPingTimeout)
-	if !strings.Contains(f.log.String(), want) {
-		t.Fatalf("log does not say why:\n%s", f.log)
+	waitUntil(t, 5*time.Second, "the dead connection noticed", func() bool { return strings.Contains(f.log.String(), want) })
+	// Quiet for at most the interval, then the timeout (the slack is
+	// for a loaded machine; TCP alone takes minutes).
+	if took, most := time.Since(silenced), testPingInterval+testPingTimeout+time.Second; took > most {
+		t.Fatalf("noticed %s after the server went silent, want under %s", took, most)
 	}
+	waitUntil(t, 5*time.Second, "a second session", func() bool { return srv.Sessions() == 2 })
 	f.waitConnected(t)
 	srv.Deliver(xmpptest.JID("alice")+"/phone", "still there?")
 	wantAnswer(t, srv, "echo: still there? (xmpp:alice@localhost)")
@@ -129,7 +127,7 @@ func TestKeepaliveProsodyPaused(t *testing.T) {
 	waitUntil(t, 5*time.Second, "the dead connection noticed", func() bool {
 		return strings.Contains(f.log.String(), "connection lost: no reply to a ping within")
 	})
-	if took, most := time.Since(paused), testPingInterval+testPingTimeout+300*time.Millisecond; took > most {
+	if took, most := time.Since(paused), testPingInterval+testPingTimeout+time.Second; took > most {
 		t.Fatalf("noticed %s after the pause, want under %s", took, most)
 	}
 	if s, _ := f.board.Get(Name); s.State == "connected" {

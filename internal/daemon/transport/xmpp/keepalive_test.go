@@ -2,12 +2,14 @@ package xmpp
 
 import (
 	"fmt"
+	"net"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/askygo/asky/internal/config"
+	"github.com/askygo/asky/internal/daemon"
 	"github.com/askygo/asky/internal/daemon/transport/xmpp/xmpptest"
 )
 
@@ -155,5 +157,35 @@ func TestAnswersPingsFromAllowedJIDs(t *testing.T) {
 	}
 	if got := alice.DiscoInfo(bot); !slices.Contains(got, "urn:xmpp:ping") {
 		t.Fatalf("features %v", got)
+	}
+}
+
+// A server that accepts the connection and then says nothing (a stopped
+// process: the kernel still completes the TCP handshake) fails the login
+// after LoginTimeout with a line that says so, and stopping the daemon
+// does not wait for it.
+func TestLoginTimesOutOnSilentServer(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0") // never accepts: the backlog answers
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	port := ln.Addr().(*net.TCPAddr).Port
+	silent := func(c *config.XMPP) { c.Port, c.TLSInsecureLoopback = port, true }
+	f := launchOpts(t, nil, runnerFunc(echo), silent, func(o *Options) { o.LoginTimeout = 300 * time.Millisecond })
+	want := fmt.Sprintf("xmpp: log in to 127.0.0.1:%d: no answer within 300ms: the server is stuck or the network drops packets; retrying", port)
+	waitUntil(t, 5*time.Second, "the login timeout", func() bool { return strings.Contains(f.log.String(), want) })
+	f.stop()
+
+	long := launchOpts(t, nil, runnerFunc(echo), silent, func(o *Options) { o.LoginTimeout = time.Minute })
+	waitUntil(t, 5*time.Second, "a login attempt", func() bool {
+		s, _ := long.board.Get(Name)
+		return s.State == daemon.StateStarting
+	})
+	time.Sleep(100 * time.Millisecond) // into the negotiation
+	began := time.Now()
+	long.stop()
+	if took := time.Since(began); took > time.Second {
+		t.Fatalf("stopping during a login took %s", took)
 	}
 }

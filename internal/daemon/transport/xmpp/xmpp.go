@@ -50,6 +50,8 @@ type Options struct {
 	// DeliveryWait is how long an answer waits for a reconnect before it
 	// is given up; zero uses 5 minutes.
 	DeliveryWait time.Duration
+	// LoginTimeout bounds the dial and the login; zero uses 30 s.
+	LoginTimeout time.Duration
 	// PingInterval is how long the connection may stay quiet before the
 	// bot pings its server, and PingTimeout how long it waits for the
 	// reply before it reconnects; zero uses 60 s and 20 s.
@@ -122,6 +124,9 @@ func New(o Options) (*Transport, error) {
 	}
 	if t.o.DeliveryWait <= 0 {
 		t.o.DeliveryWait = 5 * time.Minute
+	}
+	if t.o.LoginTimeout <= 0 {
+		t.o.LoginTimeout = 30 * time.Second
 	}
 	if t.o.PingInterval <= 0 {
 		t.o.PingInterval = defaultPingInterval
@@ -290,27 +295,44 @@ func (t *Transport) setState(state string, err error) {
 // It returns the TCP connection too: the keepalive watches its reads and
 // closes it when the server stops answering.
 func (t *Transport) connect(ctx context.Context) (*xmpp.Session, *activityConn, error) {
-	dctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	defer cancel()
+	deadline := time.Now().Add(t.o.LoginTimeout)
 	var d net.Dialer
+	dctx, cancel := context.WithDeadline(ctx, deadline)
 	raw, err := d.DialContext(dctx, "tcp", t.addr)
+	cancel()
 	if err != nil {
 		return nil, nil, err
 	}
 	conn := newActivityConn(raw)
-	s, err := xmpp.NewClientSession(dctx, t.me, conn,
+	// mellium ends a negotiation whose context ends by setting a past
+	// deadline and clearing it at once, which a blocked read can miss: a
+	// server that accepts the connection and says nothing (a stopped
+	// process) would hold the login forever. A deadline on the socket
+	// bounds it, and stopping the daemon closes the socket.
+	_ = conn.SetDeadline(deadline)
+	stop := context.AfterFunc(ctx, func() { conn.Close() })
+	defer stop()
+	fail := func(err error) (*xmpp.Session, *activityConn, error) {
+		conn.Close()
+		if ctx.Err() == nil && (errors.Is(err, os.ErrDeadlineExceeded) || !time.Now().Before(deadline)) {
+			return nil, nil, fmt.Errorf("log in to %s: no answer within %s: the server is stuck or the network drops packets", t.addr, t.o.LoginTimeout)
+		}
+		return nil, nil, fmt.Errorf("log in to %s: %w", t.addr, err)
+	}
+	s, err := xmpp.NewClientSession(ctx, t.me, conn,
 		xmpp.StartTLS(t.tlsCfg),
 		xmpp.SASL("", t.o.Password, sasl.ScramSha256Plus, sasl.ScramSha1Plus, sasl.ScramSha256, sasl.ScramSha1, sasl.Plain),
 		bind.Feature(),
 	)
 	if err != nil {
-		conn.Close()
-		return nil, nil, fmt.Errorf("log in to %s: %w", t.addr, err)
+		return fail(err)
 	}
-	if err := s.Send(dctx, stanza.Presence{}.Wrap(nil)); err != nil {
+	if err := s.Send(ctx, stanza.Presence{}.Wrap(nil)); err != nil {
 		s.Close()
-		conn.Close()
-		return nil, nil, err
+		return fail(err)
+	}
+	if err := conn.SetDeadline(time.Time{}); err != nil {
+		return fail(err)
 	}
 	return s, conn, nil
 }

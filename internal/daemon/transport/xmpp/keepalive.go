@@ -2,11 +2,14 @@ package xmpp
 
 import (
 	"context"
+	"encoding/xml"
 	"fmt"
 	"net"
+	"strings"
 	"sync/atomic"
 	"time"
 
+	"mellium.im/xmlstream"
 	"mellium.im/xmpp"
 	"mellium.im/xmpp/jid"
 	"mellium.im/xmpp/ping"
@@ -49,15 +52,60 @@ func (c *activityConn) quiet() time.Duration {
 	return time.Since(c.born) - time.Duration(c.last.Load())
 }
 
+// link is one connection: its session and socket, the ping replies its
+// keepalive waits for, and its stream management state.
+type link struct {
+	s    *xmpp.Session
+	conn *activityConn
+	pong chan string // ids of ping replies, from the handler
+	sm   smState
+}
+
+// pingPrefix starts the ids of the keepalive's pings, so the handler
+// knows their replies.
+const pingPrefix = "ping-"
+
+// handler sees every stanza of the link first: it counts them for
+// stream management, answers its requests, and passes ping replies to
+// the keepalive. No IQ is sent with mellium's SendIQ, whose replies
+// bypass the handler and would escape the count.
+func (t *Transport) handler(l *link) xmpp.Handler {
+	return xmpp.HandlerFunc(func(r xmlstream.TokenReadEncoder, start *xml.StartElement) error {
+		if start.Name.Space == nsSM {
+			return l.sm.handle(t, r, start)
+		}
+		l.sm.count(start)
+		if start.Name.Local == "iq" {
+			var id, typ string
+			for _, a := range start.Attr {
+				switch a.Name.Local {
+				case "id":
+					id = a.Value
+				case "type":
+					typ = a.Value
+				}
+			}
+			if (typ == "result" || typ == "error") && strings.HasPrefix(id, pingPrefix) {
+				select {
+				case l.pong <- id:
+				default:
+				}
+				return nil
+			}
+		}
+		return t.handle(r, start)
+	})
+}
+
 // keepalive pings the server whenever the connection has been quiet for
 // PingInterval. It returns an error once a ping went unanswered, and nil
 // when ctx ends.
-func (t *Transport) keepalive(ctx context.Context, s *xmpp.Session, conn *activityConn) error {
+func (t *Transport) keepalive(ctx context.Context, l *link) error {
 	server := jid.MustParse(t.me.Domainpart())
 	timer := time.NewTimer(t.o.PingInterval)
 	defer timer.Stop()
 	for {
-		quiet := conn.quiet()
+		quiet := l.conn.quiet()
 		if quiet < t.o.PingInterval {
 			timer.Reset(t.o.PingInterval - quiet)
 			select {
@@ -68,37 +116,55 @@ func (t *Transport) keepalive(ctx context.Context, s *xmpp.Session, conn *activi
 			continue
 		}
 		sent := time.Now()
-		// The ping runs aside: its write may wait behind a stuck answer
-		// for the stream's lock, where no deadline applies, and the
-		// verdict must not wait for it.
+		id := pingPrefix + newID()
+		// The ping is written aside: the write may wait behind a stuck
+		// answer for the stream's lock, where no deadline applies, and
+		// the verdict must not wait for it.
 		pctx, cancel := context.WithTimeout(ctx, t.o.PingTimeout)
-		replied := make(chan error, 1)
-		go func() { replied <- sendPing(pctx, s, server) }()
+		written := make(chan error, 1)
+		go func() {
+			written <- l.s.Send(pctx, ping.IQ{IQ: stanza.IQ{ID: id, Type: stanza.GetIQ, To: server}}.TokenReader())
+		}()
 		timer.Reset(t.o.PingTimeout)
-		var err error
-		select {
-		case <-ctx.Done():
-			cancel()
-			return nil
-		case err = <-replied:
-		case <-timer.C:
-			err = context.DeadlineExceeded
-		}
+		err := t.awaitPong(ctx, l, id, written, timer)
 		cancel()
-		if err == nil || conn.quiet() < time.Since(sent) {
+		if ctx.Err() != nil {
+			return nil
+		}
+		if err == nil || l.conn.quiet() < time.Since(sent) {
 			// A reply, or anything else that arrived since (a slow
 			// link still delivering a big stanza), means the peer is
 			// there.
 			continue
 		}
-		if ctx.Err() != nil {
-			return nil
-		}
-		silent := roughly(conn.quiet())
+		silent := roughly(l.conn.quiet())
 		if err == context.DeadlineExceeded {
 			return fmt.Errorf("no reply to a ping within %s (nothing received for %s): the server or the network is gone", t.o.PingTimeout, silent)
 		}
 		return fmt.Errorf("ping failed (nothing received for %s): %w", silent, err)
+	}
+}
+
+// awaitPong waits for the reply to ping id: a result, or an error (a
+// server without XEP-0199 proves it is there as much). It returns
+// context.DeadlineExceeded when timer fires first.
+func (t *Transport) awaitPong(ctx context.Context, l *link, id string, written chan error, timer *time.Timer) error {
+	for {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case got := <-l.pong:
+			if got == id {
+				return nil
+			}
+		case err := <-written:
+			if err != nil {
+				return err
+			}
+			written = nil
+		case <-timer.C:
+			return context.DeadlineExceeded
+		}
 	}
 }
 
@@ -109,17 +175,6 @@ func roughly(d time.Duration) time.Duration {
 		return d.Round(time.Second)
 	}
 	return d.Round(time.Millisecond)
-}
-
-// sendPing sends a ping IQ to the server and waits for the reply: an
-// error reply (the server does not support pings) proves it is there as
-// much as a result does.
-func sendPing(ctx context.Context, s *xmpp.Session, to jid.JID) error {
-	resp, err := s.SendIQ(ctx, ping.IQ{IQ: stanza.IQ{Type: stanza.GetIQ, To: to}}.TokenReader())
-	if err != nil {
-		return err
-	}
-	return resp.Close()
 }
 
 // answersPing reports whether iq is a ping the bot answers: from its server

@@ -189,3 +189,62 @@ func TestLoginTimesOutOnSilentServer(t *testing.T) {
 		t.Fatalf("stopping during a login took %s", took)
 	}
 }
+
+// With stream management the bot acknowledges what it receives: a
+// message the server handed to a connection that had silently died
+// (a NAT timeout: the bytes vanish) is not lost. Once the keepalive
+// closes the dead connection the server stores the unacknowledged
+// message offline, and the bot answers it after logging in again, once.
+func TestStreamManagementKeepsMessagesSentIntoADeadConnection(t *testing.T) {
+	p := xmpptest.Start(t, accounts, xmpptest.WithOffline())
+	relay := xmpptest.StartRelay(t, p.Addr())
+	f := launchOpts(t, p, runnerFunc(echo), func(c *config.XMPP) { c.Port = relay.Port }, fastPings)
+	f.waitConnected(t)
+	alice := p.Connect(t, "alice", "alicepw")
+	alice.Send(xmpptest.JID("bot"), "before")
+	if a, _ := answer(t, alice); a.Body != "echo: before (xmpp:alice@localhost)" {
+		t.Fatalf("%q", a.Body)
+	}
+	relay.Freeze()
+	alice.Send(xmpptest.JID("bot"), "into the void")
+	got := alice.Until(10*time.Second, func(m xmpptest.Msg) bool { return strings.HasPrefix(m.Body, "echo:") })
+	if a := got[len(got)-1]; a.Body != "echo: into the void (xmpp:alice@localhost)" {
+		t.Fatalf("%q", a.Body)
+	}
+	if !strings.Contains(f.log.String(), "connection lost: no reply to a ping") {
+		t.Fatalf("log:\n%s", f.log)
+	}
+	alice.Quiet(4 * testPingInterval)
+}
+
+// The bot counts what it received once stream management is on,
+// answers the server's ack requests with the count, and acknowledges
+// everything before closing the stream, so a clean stop does not make
+// the server store handled messages again.
+func TestStreamManagementAcks(t *testing.T) {
+	srv := xmpptest.StartFake(t)
+	srv.SM = true
+	f := launchOpts(t, nil, runnerFunc(echo), func(c *config.XMPP) { c.Port, c.CAFile = srv.Port, srv.CAFile }, nil)
+	f.waitConnected(t)
+	srv.Deliver(xmpptest.JID("alice")+"/phone", "one")
+	wantAnswer(t, srv, "echo: one (xmpp:alice@localhost)")
+	srv.Deliver(xmpptest.JID("alice")+"/phone", "two")
+	wantAnswer(t, srv, "echo: two (xmpp:alice@localhost)")
+	wantAck := func(h string) {
+		t.Helper()
+		select {
+		case got := <-srv.Acks:
+			if got != h {
+				t.Fatalf("ack h=%s, want %s", got, h)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatalf("no ack (want h=%s)", h)
+		}
+	}
+	srv.Send(`<r xmlns='urn:xmpp:sm:3'/>`)
+	wantAck("2")
+	srv.Deliver(xmpptest.JID("alice")+"/phone", "three")
+	wantAnswer(t, srv, "echo: three (xmpp:alice@localhost)")
+	f.stop()
+	wantAck("3")
+}

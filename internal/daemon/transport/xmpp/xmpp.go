@@ -327,6 +327,10 @@ func (t *Transport) connect(ctx context.Context) (*xmpp.Session, *activityConn, 
 	if err != nil {
 		return fail(err)
 	}
+	if err := enableSM(ctx, s); err != nil {
+		s.Close()
+		return fail(err)
+	}
 	if err := s.Send(ctx, stanza.Presence{}.Wrap(nil)); err != nil {
 		s.Close()
 		return fail(err)
@@ -340,13 +344,14 @@ func (t *Transport) connect(ctx context.Context) (*xmpp.Session, *activityConn, 
 // serve handles stanzas until the connection ends, the keepalive finds
 // it dead, or ctx is done.
 func (t *Transport) serve(ctx context.Context, s *xmpp.Session, conn *activityConn) error {
+	l := &link{s: s, conn: conn, pong: make(chan string, 4)}
 	done := make(chan error, 1)
-	go func() { done <- s.Serve(xmpp.HandlerFunc(t.handle)) }()
+	go func() { done <- s.Serve(t.handler(l)) }()
 	kctx, stopKeepalive := context.WithCancel(ctx)
 	defer stopKeepalive()
 	dead := make(chan error, 1)
 	go func() {
-		if err := t.keepalive(kctx, s, conn); err != nil {
+		if err := t.keepalive(kctx, l); err != nil {
 			dead <- err
 		}
 	}()
@@ -369,8 +374,10 @@ func (t *Transport) serve(ctx context.Context, s *xmpp.Session, conn *activityCo
 		<-done
 	case <-ctx.Done():
 		// Let the answers in flight (interrupted turns) go out before
-		// closing the stream.
+		// closing the stream, and acknowledge what was received so the
+		// server does not store it again for the next login.
 		t.disp.Wait()
+		l.sm.ackNow(s)
 	}
 	t.mu.Lock()
 	t.sess = nil

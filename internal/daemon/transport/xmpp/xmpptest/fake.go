@@ -28,6 +28,12 @@ type Fake struct {
 	Replies chan string
 	// Pings counts the pings received, answered or not.
 	Pings atomic.Int32
+	// Acks receives the h of each stream management ack the client
+	// sent (with SM on).
+	Acks chan string
+	// SM offers stream management (XEP-0198); set it before the client
+	// connects.
+	SM bool
 
 	t        T
 	tls      *tls.Config
@@ -55,7 +61,7 @@ type fakeConn struct {
 func StartFake(t T) *Fake {
 	t.Helper()
 	dir := t.TempDir()
-	f := &Fake{CAFile: filepath.Join(dir, Domain+".crt"), Got: make(chan string, 64), Replies: make(chan string, 16), t: t, closed: make(chan struct{})}
+	f := &Fake{CAFile: filepath.Join(dir, Domain+".crt"), Got: make(chan string, 64), Replies: make(chan string, 16), Acks: make(chan string, 16), t: t, closed: make(chan struct{})}
 	key := filepath.Join(dir, Domain+".key")
 	if err := writeCert(f.CAFile, key); err != nil {
 		t.Fatalf("%v", err)
@@ -187,6 +193,7 @@ func (c *fakeConn) header(r io.Reader, features string) (*xml.Decoder, error) {
 type element struct {
 	XMLName xml.Name
 	ID      string    `xml:"id,attr"`
+	H       string    `xml:"h,attr"`
 	Type    string    `xml:"type,attr"`
 	Body    string    `xml:"body"`
 	Ping    *struct{} `xml:"urn:xmpp:ping ping"`
@@ -230,7 +237,11 @@ func (c *fakeConn) serve() error {
 	if err := c.write(`<success xmlns='urn:ietf:params:xml:ns:xmpp-sasl'/>`); err != nil {
 		return err
 	}
-	if d, err = c.header(tc, `<bind xmlns='urn:ietf:params:xml:ns:xmpp-bind'/>`); err != nil {
+	features := `<bind xmlns='urn:ietf:params:xml:ns:xmpp-bind'/>`
+	if c.f.SM {
+		features += `<sm xmlns='urn:xmpp:sm:3'/>`
+	}
+	if d, err = c.header(tc, features); err != nil {
 		return err
 	}
 	e, err := next(d)
@@ -255,6 +266,15 @@ func (c *fakeConn) serve() error {
 			return nil
 		}
 		switch {
+		case e.XMLName.Space == "urn:xmpp:sm:3" && e.XMLName.Local == "enable":
+			if err := c.write(`<enabled xmlns='urn:xmpp:sm:3'/>`); err != nil {
+				return err
+			}
+		case e.XMLName.Space == "urn:xmpp:sm:3" && e.XMLName.Local == "a":
+			select {
+			case c.f.Acks <- e.H:
+			default:
+			}
 		case e.XMLName.Local == "iq" && e.Ping != nil:
 			c.f.Pings.Add(1)
 			c.f.mu.Lock()

@@ -117,7 +117,7 @@ func Start(t T, accounts map[string]string, opts ...Option) *Prosody {
 	for _, o := range opts {
 		o(&set)
 	}
-	modules, disabled := `"roster", "saslauth", "tls", "disco", "presence", "message", "iq", "ping", "posix"`, `"s2s", "offline"`
+	modules, disabled := `"roster", "saslauth", "tls", "disco", "presence", "message", "iq", "ping", "posix", "smacks"`, `"s2s", "offline"`
 	if set.offline {
 		modules, disabled = modules+`, "offline"`, `"s2s"`
 	}

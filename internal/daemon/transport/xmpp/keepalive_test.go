@@ -100,15 +100,20 @@ func TestAnswersServerPing(t *testing.T) {
 	srv, _ := onFake(t)
 	srv.Send(`<iq type='get' id='sp1' from='localhost'><ping xmlns='urn:xmpp:ping'/></iq>`)
 	srv.Send(`<iq type='get' id='sp2'><ping xmlns='urn:xmpp:ping'/></iq>`)
-	for _, want := range []string{"result sp1", "result sp2"} {
-		select {
-		case got := <-srv.Replies:
-			if got != want {
-				t.Fatalf("reply %q, want %q", got, want)
-			}
-		case <-time.After(5 * time.Second):
-			t.Fatalf("no reply to the server's ping (want %q)", want)
+	nextIs(t, srv.Replies, "result sp1", "reply to the server's ping")
+	nextIs(t, srv.Replies, "result sp2", "reply to the server's ping")
+}
+
+// nextIs fails unless the next value on ch, within 5 s, is want.
+func nextIs(t *testing.T, ch <-chan string, want, what string) {
+	t.Helper()
+	select {
+	case got := <-ch:
+		if got != want {
+			t.Fatalf("%s: %q, want %q", what, got, want)
 		}
+	case <-time.After(5 * time.Second):
+		t.Fatalf("no %s (want %q)", what, want)
 	}
 }
 
@@ -230,21 +235,10 @@ func TestStreamManagementAcks(t *testing.T) {
 	wantAnswer(t, srv, "echo: one (xmpp:alice@localhost)")
 	srv.Deliver(xmpptest.JID("alice")+"/phone", "two")
 	wantAnswer(t, srv, "echo: two (xmpp:alice@localhost)")
-	wantAck := func(h string) {
-		t.Helper()
-		select {
-		case got := <-srv.Acks:
-			if got != h {
-				t.Fatalf("ack h=%s, want %s", got, h)
-			}
-		case <-time.After(5 * time.Second):
-			t.Fatalf("no ack (want h=%s)", h)
-		}
-	}
 	srv.Send(`<r xmlns='urn:xmpp:sm:3'/>`)
-	wantAck("2")
+	nextIs(t, srv.Acks, "2", "ack count")
 	srv.Deliver(xmpptest.JID("alice")+"/phone", "three")
 	wantAnswer(t, srv, "echo: three (xmpp:alice@localhost)")
 	f.stop()
-	wantAck("3")
+	nextIs(t, srv.Acks, "3", "ack count at the stop")
 }

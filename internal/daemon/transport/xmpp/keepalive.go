@@ -18,17 +18,18 @@ import (
 
 // Keepalive (XEP-0199): TCP keepalive notices a dead connection (a NAT
 // entry timed out, the server vanished without a FIN, the laptop slept)
-// only after minutes, and what is sent to the bot meanwhile is lost.
-// After PingInterval with nothing received the bot pings its server; no
-// reply within PingTimeout means the connection is dead, and it is
-// closed so Run reconnects.
+// only after minutes, and what is sent to the bot meanwhile goes into
+// the dead socket. After PingInterval with nothing received the bot
+// pings its server; no reply within PingTimeout means the connection is
+// dead, and it is closed so Run reconnects (and, with stream management,
+// the server stores what the bot never acknowledged: sm.go).
 const (
 	defaultPingInterval = time.Minute
 	defaultPingTimeout  = 20 * time.Second
 )
 
 // activityConn records when bytes last arrived, below TLS: whitespace
-// keepalives and IQ replies, which no stanza handler sees, count too.
+// keepalives and a stanza still arriving in pieces count too.
 type activityConn struct {
 	net.Conn
 	born time.Time

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"mellium.im/xmlstream"
+	"mellium.im/xmpp/ping"
 	"mellium.im/xmpp/stanza"
 )
 
@@ -38,6 +39,7 @@ type iqIn struct {
 	Info *struct {
 		Node string `xml:"node,attr"`
 	} `xml:"http://jabber.org/protocol/disco#info query"`
+	Ping *struct{} `xml:"urn:xmpp:ping ping"`
 }
 
 // infoOut is the disco#info answer: clients look for the commands
@@ -64,6 +66,7 @@ var discoFeatures = []string{
 	nsCorrect, // status corrections
 	"urn:xmpp:styling:0",
 	"urn:xmpp:receipts",
+	ping.NS,
 }
 
 type form struct {
@@ -111,12 +114,17 @@ type itemsOut struct {
 	} `xml:"item"`
 }
 
-// handleIQ answers the ad-hoc command IQs of allowed JIDs; anything
-// else is left unanswered, and the session replies service-unavailable.
+// handleIQ answers pings (XEP-0199) from the server and allowed JIDs,
+// and the ad-hoc command IQs of allowed JIDs; anything else is left
+// unanswered, and the session replies service-unavailable.
 func (t *Transport) handleIQ(r xmlstream.TokenReadEncoder, start *xml.StartElement) error {
 	var iq iqIn
 	if err := xml.NewTokenDecoder(xmlstream.MultiReader(xmlstream.Token(*start), r)).Decode(&iq); err != nil {
 		return nil
+	}
+	if t.answersPing(iq) {
+		_, err := xmlstream.Copy(r, iq.Result(nil))
+		return err
 	}
 	if !t.allow.allows(iq.From) {
 		return nil

@@ -50,7 +50,13 @@ type Options struct {
 	// DeliveryWait is how long an answer waits for a reconnect before it
 	// is given up; zero uses 5 minutes.
 	DeliveryWait time.Duration
-	Now          func() time.Time
+	// LoginTimeout bounds the dial and the login; zero uses 30 s.
+	LoginTimeout time.Duration
+	// PingInterval is how long the connection may stay quiet before the
+	// bot pings its server, and PingTimeout how long it waits for the
+	// reply before it reconnects; zero uses 60 s and 20 s.
+	PingInterval, PingTimeout time.Duration
+	Now                       func() time.Time
 }
 
 // Transport is one XMPP client connection and its handlers.
@@ -118,6 +124,15 @@ func New(o Options) (*Transport, error) {
 	}
 	if t.o.DeliveryWait <= 0 {
 		t.o.DeliveryWait = 5 * time.Minute
+	}
+	if t.o.LoginTimeout <= 0 {
+		t.o.LoginTimeout = 30 * time.Second
+	}
+	if t.o.PingInterval <= 0 {
+		t.o.PingInterval = defaultPingInterval
+	}
+	if t.o.PingTimeout <= 0 {
+		t.o.PingTimeout = defaultPingTimeout
 	}
 	if t.rooms, err = loadRooms(o.RoomsFile); err != nil {
 		return nil, err
@@ -193,7 +208,7 @@ func (t *Transport) Run(ctx context.Context) error {
 	}
 	for {
 		t.setState(daemon.StateStarting, nil)
-		s, err := t.connect(ctx)
+		s, conn, err := t.connect(ctx)
 		if err != nil {
 			if ctx.Err() != nil {
 				t.setState(daemon.StateStopped, nil)
@@ -212,7 +227,7 @@ func (t *Transport) Run(ctx context.Context) error {
 		}
 		fmt.Fprintf(t.o.Log, "xmpp: connected as %s\n", s.LocalAddr())
 		began := time.Now()
-		err = t.serve(ctx, s)
+		err = t.serve(ctx, s, conn)
 		if ctx.Err() != nil {
 			t.setState(daemon.StateStopped, nil)
 			return nil
@@ -277,35 +292,69 @@ func (t *Transport) setState(state string, err error) {
 }
 
 // connect dials, negotiates STARTTLS + SASL + bind and sends presence.
-func (t *Transport) connect(ctx context.Context) (*xmpp.Session, error) {
-	dctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	defer cancel()
+// It returns the TCP connection too: the keepalive watches its reads and
+// closes it when the server stops answering.
+func (t *Transport) connect(ctx context.Context) (*xmpp.Session, *activityConn, error) {
+	deadline := time.Now().Add(t.o.LoginTimeout)
 	var d net.Dialer
-	conn, err := d.DialContext(dctx, "tcp", t.addr)
+	dctx, cancel := context.WithDeadline(ctx, deadline)
+	raw, err := d.DialContext(dctx, "tcp", t.addr)
+	cancel()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	s, err := xmpp.NewClientSession(dctx, t.me, conn,
+	conn := newActivityConn(raw)
+	// mellium ends a negotiation whose context ends by setting a past
+	// deadline and clearing it at once, which a blocked read can miss: a
+	// server that accepts the connection and says nothing (a stopped
+	// process) would hold the login forever. A deadline on the socket
+	// bounds it, and stopping the daemon closes the socket.
+	_ = conn.SetDeadline(deadline)
+	stop := context.AfterFunc(ctx, func() { conn.Close() })
+	defer stop()
+	fail := func(err error) (*xmpp.Session, *activityConn, error) {
+		conn.Close()
+		if ctx.Err() == nil && (errors.Is(err, os.ErrDeadlineExceeded) || !time.Now().Before(deadline)) {
+			return nil, nil, fmt.Errorf("log in to %s: no answer within %s: the server is stuck or the network drops packets", t.addr, t.o.LoginTimeout)
+		}
+		return nil, nil, fmt.Errorf("log in to %s: %w", t.addr, err)
+	}
+	s, err := xmpp.NewClientSession(ctx, t.me, conn,
 		xmpp.StartTLS(t.tlsCfg),
 		xmpp.SASL("", t.o.Password, sasl.ScramSha256Plus, sasl.ScramSha1Plus, sasl.ScramSha256, sasl.ScramSha1, sasl.Plain),
 		bind.Feature(),
 	)
 	if err != nil {
-		conn.Close()
-		return nil, fmt.Errorf("log in to %s: %w", t.addr, err)
+		return fail(err)
 	}
-	if err := s.Send(dctx, stanza.Presence{}.Wrap(nil)); err != nil {
+	if err := enableSM(ctx, s); err != nil {
 		s.Close()
-		conn.Close()
-		return nil, err
+		return fail(err)
 	}
-	return s, nil
+	if err := s.Send(ctx, stanza.Presence{}.Wrap(nil)); err != nil {
+		s.Close()
+		return fail(err)
+	}
+	if err := conn.SetDeadline(time.Time{}); err != nil {
+		return fail(err)
+	}
+	return s, conn, nil
 }
 
-// serve handles stanzas until the connection ends or ctx is done.
-func (t *Transport) serve(ctx context.Context, s *xmpp.Session) error {
+// serve handles stanzas until the connection ends, the keepalive finds
+// it dead, or ctx is done.
+func (t *Transport) serve(ctx context.Context, s *xmpp.Session, conn *activityConn) error {
+	l := &link{s: s, conn: conn, pong: make(chan string, 4)}
 	done := make(chan error, 1)
-	go func() { done <- s.Serve(xmpp.HandlerFunc(t.handle)) }()
+	go func() { done <- s.Serve(t.handler(l)) }()
+	kctx, stopKeepalive := context.WithCancel(ctx)
+	defer stopKeepalive()
+	dead := make(chan error, 1)
+	go func() {
+		if err := t.keepalive(kctx, l); err != nil {
+			dead <- err
+		}
+	}()
 	t.mu.Lock()
 	t.sess = s
 	close(t.up)
@@ -318,10 +367,17 @@ func (t *Transport) serve(ctx context.Context, s *xmpp.Session) error {
 	var err error
 	select {
 	case err = <-done:
+	case err = <-dead:
+		// Closing the socket itself, not the stream, unblocks the
+		// reader and any writer stuck on the silent peer at once.
+		conn.Close()
+		<-done
 	case <-ctx.Done():
 		// Let the answers in flight (interrupted turns) go out before
-		// closing the stream.
+		// closing the stream, and acknowledge what was received so the
+		// server does not store it again for the next login.
 		t.disp.Wait()
+		l.sm.ackNow(s)
 	}
 	t.mu.Lock()
 	t.sess = nil

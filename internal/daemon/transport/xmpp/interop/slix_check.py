@@ -95,6 +95,12 @@ async def main(a):
     info = await alice.plugin["xep_0030"].get_info(jid=bot + "/asky", timeout=5)
     feats = info["disco_info"]["features"]
     check("disco#info advertises ad-hoc commands", "http://jabber.org/protocol/commands" in feats, feats)
+    check("disco#info advertises pings", "urn:xmpp:ping" in feats, feats)
+    try:
+        await alice.plugin["xep_0199"].ping(jid=bot + "/asky", timeout=5)
+        check("ping answered (XEP-0199)", True)
+    except Exception as e:  # IqError (service-unavailable) or IqTimeout
+        check("ping answered (XEP-0199)", False, repr(e))
 
     # XML-special characters, emoji, RTL.
     q = "<b>&amp; \"q\" 'a' ]]> 🎉👩‍💻 שלום مرحبا"

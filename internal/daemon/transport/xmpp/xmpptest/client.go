@@ -6,6 +6,7 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"encoding/xml"
+	"errors"
 	"net"
 	"os"
 	"strings"
@@ -342,4 +343,23 @@ func (c *Client) SendOOB(to, url string) {
 	}{Message: stanza.Message{To: jid.MustParse(to), Type: stanza.ChatMessage}, Body: url}
 	m.X.URL = url
 	c.encode(m)
+}
+
+// Ping pings to (XEP-0199) and returns "result", or the error condition
+// of an error reply.
+func (c *Client) Ping(to string) string {
+	c.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	p := xmlstream.Wrap(nil, xml.StartElement{Name: xml.Name{Space: "urn:xmpp:ping", Local: "ping"}})
+	err := c.s.UnmarshalIQ(ctx, stanza.IQ{To: jid.MustParse(to), Type: stanza.GetIQ}.Wrap(p), nil)
+	var se stanza.Error
+	switch {
+	case err == nil:
+		return "result"
+	case errors.As(err, &se):
+		return string(se.Condition)
+	}
+	c.t.Fatalf("ping %s: %v", to, err)
+	return ""
 }

@@ -23,3 +23,12 @@ func signalGroup(p *os.Process, kill bool) {
 	}
 	_ = syscall.Kill(-p.Pid, sig)
 }
+
+// pauseGroup stops (SIGSTOP) or continues (SIGCONT) p's process group.
+func pauseGroup(p *os.Process, stop bool) {
+	sig := syscall.SIGCONT
+	if stop {
+		sig = syscall.SIGSTOP
+	}
+	_ = syscall.Kill(-p.Pid, sig)
+}

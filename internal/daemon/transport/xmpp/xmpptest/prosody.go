@@ -117,7 +117,7 @@ func Start(t T, accounts map[string]string, opts ...Option) *Prosody {
 	for _, o := range opts {
 		o(&set)
 	}
-	modules, disabled := `"roster", "saslauth", "tls", "disco", "presence", "message", "iq", "ping", "posix"`, `"s2s", "offline"`
+	modules, disabled := `"roster", "saslauth", "tls", "disco", "presence", "message", "iq", "ping", "posix", "smacks"`, `"s2s", "offline"`
 	if set.offline {
 		modules, disabled = modules+`, "offline"`, `"s2s"`
 	}
@@ -210,6 +210,7 @@ func (p *Prosody) Stop() {
 	if p.cmd == nil {
 		return
 	}
+	pauseGroup(p.cmd.Process, false) // a paused server cannot exit
 	signalGroup(p.cmd.Process, false)
 	select {
 	case <-p.exited:
@@ -218,6 +219,21 @@ func (p *Prosody) Stop() {
 		<-p.exited
 	}
 	p.cmd = nil
+}
+
+// Pause stops the server's processes (SIGSTOP) without closing their
+// sockets: a server that vanished, as far as its clients can tell.
+func (p *Prosody) Pause() {
+	if p.cmd != nil {
+		pauseGroup(p.cmd.Process, true)
+	}
+}
+
+// Resume continues a paused server.
+func (p *Prosody) Resume() {
+	if p.cmd != nil {
+		pauseGroup(p.cmd.Process, false)
+	}
 }
 
 // Restart stops the server and starts it again on the same port.

@@ -47,6 +47,21 @@ func (w *world) appendConfig(t *testing.T, extra string) {
 	}
 }
 
+// claudeModel is an Anthropic model "claude" at the fake server.
+func claudeModel(url string, contextSize int) string {
+	return fmt.Sprintf(`
+[api.claude]
+type = "anthropic"
+base_url = %q
+api_key_env = "FAKE_KEY"
+
+[models.claude]
+api = "claude"
+id = "claude-model"
+context_size = %d
+`, url, contextSize)
+}
+
 // isSummary tells the summarizer's call from the answer's.
 func isSummary(r llmtest.Request) bool { return strings.Contains(r.System(), "ummariz") }
 
@@ -63,15 +78,7 @@ id = "small-model"
 context_size = 150
 parameters = { temperature = 0.1, max_tokens = 700 }
 
-[api.claude]
-type = "anthropic"
-base_url = %q
-api_key_env = "FAKE_KEY"
-
-[models.claude]
-api = "claude"
-id = "claude-model"
-context_size = 150
+%s
 parameters = { temperature = 0.1, max_tokens = 700 }
 
 [fetch]
@@ -81,7 +88,7 @@ timeout = 2
 [daemon.http]
 listen = "127.0.0.1:0"
 token_env = "MY_TOKEN"
-`, w.llm.URL())
+`, claudeModel(w.llm.URL(), 150))
 	w.appendConfig(t, cfg)
 	w.env["MY_TOKEN"] = "tok"
 	// Summaries get a summary; an answer call first asks for a tool (an
@@ -163,21 +170,11 @@ token_env = "MY_TOKEN"
 // finish_reason length, Anthropic's stop_reason max_tokens).
 func TestAskSamplingAndTruncation(t *testing.T) {
 	w := newWorld(t, "parameters = { temperature = 0.1, max_tokens = 700 }\n")
-	w.appendConfig(t, fmt.Sprintf(`
-[api.claude]
-type = "anthropic"
-base_url = %q
-api_key_env = "FAKE_KEY"
-
-[models.claude]
-api = "claude"
-id = "claude-model"
-context_size = 32000
-
+	w.appendConfig(t, claudeModel(w.llm.URL(), 32000)+`
 [daemon.http]
 listen = "127.0.0.1:0"
 token_env = "MY_TOKEN"
-`, w.llm.URL()))
+`)
 	w.env["MY_TOKEN"] = "tok"
 	url, _ := w.serve(t)
 

@@ -8,22 +8,24 @@ import (
 	"github.com/askygo/asky/internal/llm"
 )
 
-// Sampling fields reach the turn as one llm.Sampling; max_completion_tokens
-// is the same limit as max_tokens and stop may be one string.
-func TestChatSamplingReachesTheTurn(t *testing.T) {
+// Sampling fields reach the turn as one llm.Sampling, from the chat
+// endpoint (streamed or not) and from /v1/ask; max_completion_tokens is
+// the same limit as max_tokens and stop may be one string.
+func TestSamplingReachesTheTurn(t *testing.T) {
 	fr := &fakeRunner{}
 	srv := newServer(t, fr, Options{})
-	resp, b := do(t, "POST", srv.URL+"/v1/chat/completions", "",
-		`{"temperature":0.3,"top_p":0.9,"max_completion_tokens":64,"seed":7,"stop":"END","presence_penalty":-1,"frequency_penalty":1.5,`+
-			`"logit_bias":{"50256":-100},"reasoning_effort":"low","messages":[{"role":"user","content":"x"}]}`)
-	if resp.StatusCode != 200 || resp.Header.Get(IgnoredHeader) != "" {
-		t.Fatalf("%d %q %s", resp.StatusCode, resp.Header.Get(IgnoredHeader), b)
-	}
 	f, i, i64 := func(v float64) *float64 { return &v }, func(v int) *int { return &v }, func(v int64) *int64 { return &v }
 	want := llm.Sampling{Temperature: f(0.3), TopP: f(0.9), MaxTokens: i(64), Seed: i64(7), Stop: []string{"END"},
 		PresencePenalty: f(-1), FrequencyPenalty: f(1.5), LogitBias: map[string]float64{"50256": -100}, ReasoningEffort: "low"}
-	if got := fr.last().Sampling; !reflect.DeepEqual(got, want) {
-		t.Fatalf("sampling %+v, want %+v", got, want)
+	for _, req := range samplingRequests(`"temperature":0.3,"top_p":0.9,"max_completion_tokens":64,"seed":7,"stop":"END","presence_penalty":-1,` +
+		`"frequency_penalty":1.5,"logit_bias":{"50256":-100},"reasoning_effort":"low"`) {
+		resp, b := do(t, "POST", srv.URL+req.path, "", req.body)
+		if resp.StatusCode != 200 || resp.Header.Get(IgnoredHeader) != "" {
+			t.Fatalf("%s: %d %q %s", req.body, resp.StatusCode, resp.Header.Get(IgnoredHeader), b)
+		}
+		if got := fr.last().Sampling; !reflect.DeepEqual(got, want) {
+			t.Fatalf("%s: sampling %+v, want %+v", req.body, got, want)
+		}
 	}
 	do(t, "POST", srv.URL+"/v1/chat/completions", "", `{"max_tokens":5,"max_completion_tokens":5,"stop":["a","b"],"temperature":null,"messages":[{"role":"user","content":"x"}]}`)
 	if got := fr.last().Sampling; *got.MaxTokens != 5 || !reflect.DeepEqual(got.Stop, []string{"a", "b"}) || got.Temperature != nil {
@@ -93,31 +95,17 @@ func samplingRequests(fields string) []samplingRequest {
 	}
 }
 
-// /v1/ask takes the chat endpoint's sampling fields and hands them to
-// the turn as the same llm.Sampling.
-func TestAskSamplingReachesTheTurn(t *testing.T) {
+// asky's own API refuses fields it does not know, OpenAI's unapplied
+// ones included, and asks without sampling fields override nothing.
+func TestAskUnknownFields(t *testing.T) {
 	fr := &fakeRunner{}
 	srv := newServer(t, fr, Options{})
-	resp, b := do(t, "POST", srv.URL+"/v1/ask", "",
-		`{"question":"x","temperature":0.3,"top_p":0.9,"max_completion_tokens":64,"seed":7,"stop":"END","presence_penalty":-1,"frequency_penalty":1.5,`+
-			`"logit_bias":{"50256":-100},"reasoning_effort":"low"}`)
-	if resp.StatusCode != 200 || resp.Header.Get(IgnoredHeader) != "" {
-		t.Fatalf("%d %q %s", resp.StatusCode, resp.Header.Get(IgnoredHeader), b)
-	}
-	f, i, i64 := func(v float64) *float64 { return &v }, func(v int) *int { return &v }, func(v int64) *int64 { return &v }
-	want := llm.Sampling{Temperature: f(0.3), TopP: f(0.9), MaxTokens: i(64), Seed: i64(7), Stop: []string{"END"},
-		PresencePenalty: f(-1), FrequencyPenalty: f(1.5), LogitBias: map[string]float64{"50256": -100}, ReasoningEffort: "low"}
-	if got := fr.last().Sampling; !reflect.DeepEqual(got, want) {
-		t.Fatalf("sampling %+v, want %+v", got, want)
+	if resp, b := do(t, "POST", srv.URL+"/v1/ask", "", `{"question":"x","verbosity":"low"}`); resp.StatusCode != 400 || !strings.Contains(b, `unknown field \"verbosity\"`) {
+		t.Fatalf("%d %s", resp.StatusCode, b)
 	}
 	do(t, "POST", srv.URL+"/v1/ask", "", `{"question":"x"}`)
 	if got := fr.last().Sampling; !got.IsZero() {
 		t.Fatalf("no sampling fields, got %+v", got)
-	}
-	// asky's own API still refuses fields it does not know, OpenAI's
-	// unapplied ones included.
-	if resp, b := do(t, "POST", srv.URL+"/v1/ask", "", `{"question":"x","verbosity":"low"}`); resp.StatusCode != 400 || !strings.Contains(b, `unknown field \"verbosity\"`) {
-		t.Fatalf("%d %s", resp.StatusCode, b)
 	}
 }
 

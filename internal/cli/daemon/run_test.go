@@ -157,7 +157,7 @@ func TestRunAnswersLikeTheCLIAndKeepsConversations(t *testing.T) {
 	if err := json.Unmarshal([]byte(body), &res); err != nil {
 		t.Fatal(err)
 	}
-	for _, k := range []string{"answer", "model", "session_id", "history_id", "tool_calls", "sources", "usage", "elapsed_ms"} {
+	for _, k := range []string{"answer", "model", "session_id", "history_id", "tool_calls", "sources", "usage", "elapsed_ms", "truncated"} {
 		if _, ok := res[k]; !ok {
 			t.Errorf("/v1/ask lacks %q: %s", k, body)
 		}

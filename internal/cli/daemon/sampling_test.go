@@ -1,6 +1,7 @@
 package daemon
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
@@ -46,6 +47,21 @@ func (w *world) appendConfig(t *testing.T, extra string) {
 	}
 }
 
+// claudeModel is an Anthropic model "claude" at the fake server.
+func claudeModel(url string, contextSize int) string {
+	return fmt.Sprintf(`
+[api.claude]
+type = "anthropic"
+base_url = %q
+api_key_env = "FAKE_KEY"
+
+[models.claude]
+api = "claude"
+id = "claude-model"
+context_size = %d
+`, url, contextSize)
+}
+
 // isSummary tells the summarizer's call from the answer's.
 func isSummary(r llmtest.Request) bool { return strings.Contains(r.System(), "ummariz") }
 
@@ -62,15 +78,7 @@ id = "small-model"
 context_size = 150
 parameters = { temperature = 0.1, max_tokens = 700 }
 
-[api.claude]
-type = "anthropic"
-base_url = %q
-api_key_env = "FAKE_KEY"
-
-[models.claude]
-api = "claude"
-id = "claude-model"
-context_size = 150
+%s
 parameters = { temperature = 0.1, max_tokens = 700 }
 
 [fetch]
@@ -80,7 +88,7 @@ timeout = 2
 [daemon.http]
 listen = "127.0.0.1:0"
 token_env = "MY_TOKEN"
-`, w.llm.URL())
+`, claudeModel(w.llm.URL(), 150))
 	w.appendConfig(t, cfg)
 	w.env["MY_TOKEN"] = "tok"
 	// Summaries get a summary; an answer call first asks for a tool (an
@@ -152,5 +160,69 @@ token_env = "MY_TOKEN"
 	}
 	if n := len(w.llm.Requests()) - before; n != 0 {
 		t.Fatalf("%d calls for a refused request", n)
+	}
+}
+
+// POST /v1/ask takes the same sampling fields as the chat endpoint: the
+// answer call carries them in the provider's names, what the API cannot
+// take is named in the header, a bad value is a 400 before any call, and
+// an answer cut at the limit says "truncated": true (OpenAI's
+// finish_reason length, Anthropic's stop_reason max_tokens).
+func TestAskSamplingAndTruncation(t *testing.T) {
+	w := newWorld(t, "parameters = { temperature = 0.1, max_tokens = 700 }\n")
+	w.appendConfig(t, claudeModel(w.llm.URL(), 32000)+`
+[daemon.http]
+listen = "127.0.0.1:0"
+token_env = "MY_TOKEN"
+`)
+	w.env["MY_TOKEN"] = "tok"
+	url, _ := w.serve(t)
+
+	for _, c := range []struct {
+		model, fields string
+		answer        map[string]any
+		ignored       string
+	}{
+		{"fake", `"temperature":0.6,"max_completion_tokens":8,"seed":5,"stop":"END"`,
+			map[string]any{"temperature": 0.6, "max_tokens": 8.0, "seed": 5.0, "stop": []any{"END"}}, ""},
+		{"claude", `"temperature":0.6,"max_tokens":8,"seed":5,"stop":["END"]`,
+			map[string]any{"temperature": 0.6, "max_tokens": 8.0, "stop_sequences": []any{"END"}}, "seed"},
+	} {
+		for _, cut := range []bool{true, false} {
+			finish := map[bool]string{true: "length", false: "stop"}[cut]
+			w.llm.Enqueue(llmtest.Response{Text: "# Tides\n\nThe moon pulls", FinishReason: finish})
+			resp, body := postResp(t, url+"/v1/ask", "tok", `{"question":"tides?","lean":true,"model":"`+c.model+`",`+c.fields+`}`)
+			if resp.StatusCode != 200 || resp.Header.Get("X-Asky-Ignored-Parameters") != c.ignored {
+				t.Fatalf("%s: %d ignored %q %s", c.model, resp.StatusCode, resp.Header.Get("X-Asky-Ignored-Parameters"), body)
+			}
+			var res map[string]any
+			if err := json.Unmarshal([]byte(body), &res); err != nil {
+				t.Fatal(err)
+			}
+			if res["truncated"] != cut || !strings.Contains(res["answer"].(string), "moon") {
+				t.Errorf("%s finish %s: %s", c.model, finish, body)
+			}
+			reqs := w.llm.Requests()
+			last := reqs[len(reqs)-1]
+			for k, v := range c.answer {
+				if !reflect.DeepEqual(last.Body[k], v) {
+					t.Errorf("%s: %s = %#v, want %#v (%s)", c.model, k, last.Body[k], v, last.Raw)
+				}
+			}
+		}
+	}
+
+	before := len(w.llm.Requests())
+	for _, c := range []struct{ body, want string }{
+		{`{"question":"x","temperature":3}`, `"param":"temperature"`},
+		{`{"question":"x","model":"claude","temperature":1.5}`, "Anthropic models accept at most 1"},
+		{`{"question":"x","max_tokens":0}`, `"code":"integer_below_min_value"`},
+	} {
+		if code, body := post(t, url+"/v1/ask", "tok", c.body); code != 400 || !strings.Contains(body, c.want) {
+			t.Errorf("%s: %d %s", c.body, code, body)
+		}
+	}
+	if n := len(w.llm.Requests()) - before; n != 0 {
+		t.Fatalf("%d calls for refused requests", n)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/askygo/asky/internal/cli/cmdutil"
+	"github.com/askygo/asky/internal/llm"
 	"github.com/askygo/asky/internal/render"
 	"github.com/askygo/asky/internal/turn"
 )
@@ -188,6 +189,9 @@ func (o *output) finish(res *turn.Result) error {
 			fmt.Fprintf(io.ErrOut, "  [%d] %s — %s\n", i+1, render.SanitizeLine(title), render.SanitizeLine(s.URL))
 		}
 	}
+	if res.Truncated {
+		fmt.Fprintln(io.ErrOut, truncatedWarning(res.Model, o.modelParameters(res.Model)))
+	}
 	for _, u := range res.Unverified {
 		if len(res.ToolCalls) > 0 || len(res.Sources) > 0 {
 			fmt.Fprintf(io.ErrOut, "warning: the answer cites %s, which asky did not retrieve\n", render.SanitizeLine(u))
@@ -198,6 +202,27 @@ func (o *output) finish(res *turn.Result) error {
 			res.Usage.PromptTokens, res.Usage.CompletionTokens, res.Calls, res.Elapsed.Round(time.Millisecond), res.HistoryID)
 	}
 	return nil
+}
+
+// truncatedWarning is the one stderr line for an answer cut at the output
+// limit: the cut is easy to miss at the end of a long answer, and the fix
+// (a larger limit in the model's parameters) is not obvious from the text.
+func truncatedWarning(alias string, params map[string]any) string {
+	key := llm.MaxTokensKey(params)
+	return fmt.Sprintf("warning: the answer was cut at the model's output limit; set a higher %s in [models.%s] parameters", key, render.SanitizeLine(alias))
+}
+
+// modelParameters are the configured parameters of the model alias (nil
+// when unknown), to name the limit key the model uses.
+func (o *output) modelParameters(alias string) map[string]any {
+	if o.opts.Config == nil {
+		return nil
+	}
+	cfg, err := o.opts.Config()
+	if err != nil {
+		return nil
+	}
+	return cfg.Models[alias].Parameters
 }
 
 type jsonToolCall struct {
@@ -237,6 +262,7 @@ func jsonResult(res *turn.Result) map[string]any {
 		"sources":    srcs,
 		"usage":      map[string]int{"prompt_tokens": res.Usage.PromptTokens, "completion_tokens": res.Usage.CompletionTokens},
 		"elapsed_ms": res.Elapsed.Milliseconds(),
+		"truncated":  res.Truncated,
 	}
 }
 

@@ -142,19 +142,10 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 	id := "chatcmpl-" + randomID()
 	created := s.o.Now().Unix()
 	if !req.Stream {
-		var mu sync.Mutex
-		var notSent []string
-		a.Events = func(ev turn.Event) {
-			if ev.Kind == turn.EventIgnoredParameters {
-				mu.Lock()
-				notSent = append(notSent, ev.Text)
-				mu.Unlock()
-			}
-		}
+		var ns notSent
+		a.Events = ns.event
 		res, err := s.o.Service.Ask(r.Context(), a)
-		mu.Lock()
-		setIgnored(w, fields, notSent)
-		mu.Unlock()
+		ns.setHeader(w, fields)
 		if unsaved(w, res, err) {
 			err = nil
 		}
@@ -302,6 +293,28 @@ func (s *sseWriter) finish(res *turn.Result, err error) {
 		s.send([]any{}, map[string]any{"usage": usage(res)})
 	}
 	s.write("data: [DONE]\n\n")
+}
+
+// notSent collects the sampling parameters a non-streamed turn reported
+// the model's API could not take (events may come from other goroutines).
+type notSent struct {
+	mu    sync.Mutex
+	names []string
+}
+
+func (n *notSent) event(ev turn.Event) {
+	if ev.Kind == turn.EventIgnoredParameters {
+		n.mu.Lock()
+		n.names = append(n.names, ev.Text)
+		n.mu.Unlock()
+	}
+}
+
+// setHeader sets IgnoredHeader for them and the request's fields.
+func (n *notSent) setHeader(w http.ResponseWriter, fields map[string]json.RawMessage) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	setIgnored(w, fields, n.names)
 }
 
 // setIgnored sets IgnoredHeader when anything the request set was not

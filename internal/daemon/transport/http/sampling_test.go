@@ -8,22 +8,24 @@ import (
 	"github.com/askygo/asky/internal/llm"
 )
 
-// Sampling fields reach the turn as one llm.Sampling; max_completion_tokens
-// is the same limit as max_tokens and stop may be one string.
-func TestChatSamplingReachesTheTurn(t *testing.T) {
+// Sampling fields reach the turn as one llm.Sampling, from the chat
+// endpoint (streamed or not) and from /v1/ask; max_completion_tokens is
+// the same limit as max_tokens and stop may be one string.
+func TestSamplingReachesTheTurn(t *testing.T) {
 	fr := &fakeRunner{}
 	srv := newServer(t, fr, Options{})
-	resp, b := do(t, "POST", srv.URL+"/v1/chat/completions", "",
-		`{"temperature":0.3,"top_p":0.9,"max_completion_tokens":64,"seed":7,"stop":"END","presence_penalty":-1,"frequency_penalty":1.5,`+
-			`"logit_bias":{"50256":-100},"reasoning_effort":"low","messages":[{"role":"user","content":"x"}]}`)
-	if resp.StatusCode != 200 || resp.Header.Get(IgnoredHeader) != "" {
-		t.Fatalf("%d %q %s", resp.StatusCode, resp.Header.Get(IgnoredHeader), b)
-	}
 	f, i, i64 := func(v float64) *float64 { return &v }, func(v int) *int { return &v }, func(v int64) *int64 { return &v }
 	want := llm.Sampling{Temperature: f(0.3), TopP: f(0.9), MaxTokens: i(64), Seed: i64(7), Stop: []string{"END"},
 		PresencePenalty: f(-1), FrequencyPenalty: f(1.5), LogitBias: map[string]float64{"50256": -100}, ReasoningEffort: "low"}
-	if got := fr.last().Sampling; !reflect.DeepEqual(got, want) {
-		t.Fatalf("sampling %+v, want %+v", got, want)
+	for _, req := range samplingRequests(`"temperature":0.3,"top_p":0.9,"max_completion_tokens":64,"seed":7,"stop":"END","presence_penalty":-1,` +
+		`"frequency_penalty":1.5,"logit_bias":{"50256":-100},"reasoning_effort":"low"`) {
+		resp, b := do(t, "POST", srv.URL+req.path, "", req.body)
+		if resp.StatusCode != 200 || resp.Header.Get(IgnoredHeader) != "" {
+			t.Fatalf("%s: %d %q %s", req.body, resp.StatusCode, resp.Header.Get(IgnoredHeader), b)
+		}
+		if got := fr.last().Sampling; !reflect.DeepEqual(got, want) {
+			t.Fatalf("%s: sampling %+v, want %+v", req.body, got, want)
+		}
 	}
 	do(t, "POST", srv.URL+"/v1/chat/completions", "", `{"max_tokens":5,"max_completion_tokens":5,"stop":["a","b"],"temperature":null,"messages":[{"role":"user","content":"x"}]}`)
 	if got := fr.last().Sampling; *got.MaxTokens != 5 || !reflect.DeepEqual(got.Stop, []string{"a", "b"}) || got.Temperature != nil {
@@ -35,9 +37,10 @@ func TestChatSamplingReachesTheTurn(t *testing.T) {
 	}
 }
 
-// Out-of-range values are refused as OpenAI refuses them: 400
-// invalid_request_error naming the parameter, before any turn runs.
-func TestChatSamplingOutOfRange(t *testing.T) {
+// Out-of-range values are refused as OpenAI refuses them, on the chat
+// endpoint and on /v1/ask alike: 400 invalid_request_error naming the
+// parameter, before any turn runs.
+func TestSamplingOutOfRange(t *testing.T) {
 	fr := &fakeRunner{}
 	srv := newServer(t, fr, Options{Rate: 1000, Burst: 1000})
 	for _, c := range []struct{ fields, param, code string }{
@@ -56,25 +59,63 @@ func TestChatSamplingOutOfRange(t *testing.T) {
 		{`"logit_bias":{"word":1}`, "logit_bias", "invalid_value"},
 		{`"seed":1.5`, "seed", "invalid_type"},
 	} {
-		for _, stream := range []string{"false", "true"} {
-			resp, b := do(t, "POST", srv.URL+"/v1/chat/completions", "", `{"stream":`+stream+`,`+c.fields+`,"messages":[{"role":"user","content":"x"}]}`)
+		for _, req := range samplingRequests(c.fields) {
+			resp, b := do(t, "POST", srv.URL+req.path, "", req.body)
 			typ, code, param := apiErr(t, b)
 			if resp.StatusCode != 400 || typ != "invalid_request_error" || code != c.code || param != c.param || !strings.Contains(b, c.param) {
-				t.Errorf("%s: %d %s", c.fields, resp.StatusCode, b)
+				t.Errorf("%s %s: %d %s", req.path, req.body, resp.StatusCode, b)
 			}
 		}
 	}
 	if len(fr.asks) != 0 {
 		t.Fatalf("a refused request ran: %+v", fr.asks)
 	}
-	if _, b := do(t, "POST", srv.URL+"/v1/chat/completions", "", `{"temperature":"hot","messages":[{"role":"user","content":"x"}]}`); !strings.Contains(b, "invalid temperature: expected a number, got a JSON string") {
-		t.Errorf("type error message: %s", b)
+	for _, req := range samplingRequests(`"temperature":"hot"`) {
+		if _, b := do(t, "POST", srv.URL+req.path, "", req.body); !strings.Contains(b, "invalid temperature: expected a number, got a JSON string") {
+			t.Errorf("%s type error message: %s", req.path, b)
+		}
 	}
 	// The edges are valid.
-	resp, b := do(t, "POST", srv.URL+"/v1/chat/completions", "",
-		`{"temperature":2,"top_p":0,"max_tokens":1,"stop":["a","b","c","d"],"presence_penalty":-2,"messages":[{"role":"user","content":"x"}]}`)
-	if resp.StatusCode != 200 {
+	for _, req := range samplingRequests(`"temperature":2,"top_p":0,"max_tokens":1,"stop":["a","b","c","d"],"presence_penalty":-2`) {
+		if resp, b := do(t, "POST", srv.URL+req.path, "", req.body); resp.StatusCode != 200 {
+			t.Fatalf("%s: %d %s", req.path, resp.StatusCode, b)
+		}
+	}
+}
+
+type samplingRequest struct{ path, body string }
+
+// samplingRequests are requests carrying fields on every endpoint that
+// takes sampling parameters: the chat one, streamed or not, and /v1/ask.
+func samplingRequests(fields string) []samplingRequest {
+	return []samplingRequest{
+		{"/v1/chat/completions", `{"stream":false,` + fields + `,"messages":[{"role":"user","content":"x"}]}`},
+		{"/v1/chat/completions", `{"stream":true,` + fields + `,"messages":[{"role":"user","content":"x"}]}`},
+		{"/v1/ask", `{"question":"x",` + fields + `}`},
+	}
+}
+
+// asky's own API refuses fields it does not know, OpenAI's unapplied
+// ones included, and asks without sampling fields override nothing.
+func TestAskUnknownFields(t *testing.T) {
+	fr := &fakeRunner{}
+	srv := newServer(t, fr, Options{})
+	if resp, b := do(t, "POST", srv.URL+"/v1/ask", "", `{"question":"x","verbosity":"low"}`); resp.StatusCode != 400 || !strings.Contains(b, `unknown field \"verbosity\"`) {
 		t.Fatalf("%d %s", resp.StatusCode, b)
+	}
+	do(t, "POST", srv.URL+"/v1/ask", "", `{"question":"x"}`)
+	if got := fr.last().Sampling; !got.IsZero() {
+		t.Fatalf("no sampling fields, got %+v", got)
+	}
+}
+
+// On /v1/ask, what the model's API could not take is named in the same
+// header as on the chat endpoint.
+func TestAskIgnoredHeader(t *testing.T) {
+	srv := newServer(t, &fakeRunner{notSent: "presence_penalty, seed"}, Options{})
+	resp, b := do(t, "POST", srv.URL+"/v1/ask", "", `{"question":"x","seed":1,"presence_penalty":0,"temperature":0.5}`)
+	if resp.StatusCode != 200 || resp.Header.Get(IgnoredHeader) != "presence_penalty, seed" {
+		t.Fatalf("%d %q %s", resp.StatusCode, resp.Header.Get(IgnoredHeader), b)
 	}
 }
 

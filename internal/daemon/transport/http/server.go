@@ -8,6 +8,7 @@
 package httpapi
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"crypto/subtle"
@@ -307,19 +308,31 @@ func (s *Server) model(w http.ResponseWriter, r *http.Request) {
 		Message: fmt.Sprintf("unknown model alias %q (GET /v1/models lists the aliases)", name)}.write(w)
 }
 
-// askRequest is POST /v1/ask.
+// askRequest is POST /v1/ask. The sampling fields are the chat
+// endpoint's, validated the same way; unknown fields are refused.
 type askRequest struct {
 	Question     string `json:"question"`
 	Model        string `json:"model,omitempty"`
 	Conversation string `json:"conversation,omitempty"`
 	Lean         bool   `json:"lean,omitempty"`
+	samplingFields
 }
 
 func (s *Server) ask(w http.ResponseWriter, r *http.Request) {
+	var raw json.RawMessage
+	if !decode(w, json.NewDecoder(r.Body), &raw) {
+		return
+	}
 	var req askRequest
-	dec := json.NewDecoder(r.Body)
+	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
-	if !decode(w, dec, &req) {
+	if err := dec.Decode(&req); err != nil {
+		bodyError(err).write(w)
+		return
+	}
+	sampling, e := req.sampling()
+	if e != nil {
+		e.write(w)
 		return
 	}
 	req.Question = strings.TrimSpace(req.Question)
@@ -330,7 +343,10 @@ func (s *Server) ask(w http.ResponseWriter, r *http.Request) {
 	if !validConversation(w, req.Conversation) {
 		return
 	}
-	res, err := s.o.Service.Ask(r.Context(), daemon.Ask{Conversation: conversationKey(req.Conversation), Question: req.Question, Model: req.Model, Lean: req.Lean})
+	var ns notSent
+	res, err := s.o.Service.Ask(r.Context(), daemon.Ask{Conversation: conversationKey(req.Conversation), Question: req.Question,
+		Model: req.Model, Lean: req.Lean, Sampling: sampling, Events: ns.event})
+	ns.setHeader(w, nil)
 	if unsaved(w, res, err) {
 		err = nil
 	}

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sync"
+	"time"
 
 	"mellium.im/xmpp"
 	"mellium.im/xmpp/jid"
@@ -190,11 +191,13 @@ func (t *Transport) invited(from jid.JID, room, password string) {
 	}
 }
 
-// mucJoin is the presence payload that joins a room without history.
+// mucJoin is the presence payload that joins a room: with the history
+// since the bot last saw it, or none for a room never seen.
 type mucJoin struct {
 	XMLName xml.Name `xml:"http://jabber.org/protocol/muc x"`
 	History struct {
-		MaxStanzas int `xml:"maxstanzas,attr"`
+		MaxStanzas int    `xml:"maxstanzas,attr"`
+		Since      string `xml:"since,attr,omitempty"`
 	} `xml:"history"`
 	Password string `xml:"password,omitempty"`
 }
@@ -214,7 +217,11 @@ func (t *Transport) join(ctx context.Context, s *xmpp.Session, room string) {
 		X mucJoin
 	}{Presence: stanza.Presence{To: rj}}
 	p.X.Password = t.rooms.password(room)
+	if since, ok := t.historySince(room); ok {
+		p.X.History.MaxStanzas, p.X.History.Since = lateFetch, since.Format(time.RFC3339)
+	}
 	if err := s.Encode(ctx, p); err != nil {
+		t.dropHistory(room)
 		fmt.Fprintf(t.o.Log, "xmpp: joining %s: %v\n", room, err)
 	}
 }

@@ -156,13 +156,8 @@ func lateHeader(q lateQuestion, now time.Time) string {
 // skippedNote is the one line that says older missed questions were not
 // answered.
 func skippedNote(skipped []lateQuestion, answered int, now time.Time) string {
-	n := len(skipped)
-	what := "question"
-	if n > 1 {
-		what = "questions"
-	}
 	return fmt.Sprintf("I was offline and skipped %d older %s addressed to me here (from %s on; I answer only the %d most recent): ask again if still needed.",
-		n, what, askedAt(skipped[0].At, now), max(answered, lateAnswers))
+		len(skipped), plural(len(skipped), "question"), askedAt(skipped[0].At, now), max(answered, lateAnswers))
 }
 
 // lateOutput prefixes a late answer with its question.

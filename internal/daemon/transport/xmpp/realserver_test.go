@@ -412,7 +412,7 @@ func TestRoomQuestionsAskedWhileOfflineAnsweredOnce(t *testing.T) {
 		t.Fatalf("late answer %+v", a)
 	}
 	alice.Quiet(time.Second) // not the chatter, not the live question again
-	if !strings.Contains(f2.log.String(), "xmpp: "+room+": 1 question(s) asked while offline; answering 1, skipped 0 older") {
+	if !strings.Contains(f2.log.String(), "xmpp: "+room+": 1 question asked while offline; answering 1, skipping 0 older") {
 		t.Fatalf("log:\n%s", f2.log)
 	}
 	f2.stop()

@@ -122,7 +122,7 @@ func (t *Transport) historyDone(room string, complete bool) {
 	if err := t.seen.markAnswered(room, keys); err != nil {
 		fmt.Fprintf(t.o.Log, "xmpp: could not save the answered questions of %s (they may be answered again after a restart): %v\n", room, err)
 	}
-	fmt.Fprintf(t.o.Log, "xmpp: %s: %d question(s) asked while offline; answering %d, skipped %d older\n", room, len(b.questions), len(answer), len(skipped))
+	fmt.Fprintf(t.o.Log, "xmpp: %s: %d %s asked while offline; answering %d, skipping %d older\n", room, len(b.questions), plural(len(b.questions), "question"), len(answer), len(skipped))
 	rj := mustParse(room)
 	conv := "xmpp-room:" + room
 	if len(skipped) > 0 {
@@ -142,4 +142,11 @@ func later(a, b time.Time) time.Time {
 		return a
 	}
 	return b
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return word
+	}
+	return word + "s"
 }

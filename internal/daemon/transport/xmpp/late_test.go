@@ -1,6 +1,7 @@
 package xmpp
 
 import (
+	"encoding/xml"
 	"os"
 	"path/filepath"
 	"strings"
@@ -8,6 +9,8 @@ import (
 	"time"
 
 	"mellium.im/xmpp/jid"
+
+	"github.com/askygo/asky/internal/config"
 )
 
 func TestAddressedText(t *testing.T) {
@@ -170,4 +173,88 @@ func TestRoomSeenDamagedFile(t *testing.T) {
 	if _, err := loadSeen(path, time.Now); err == nil || !strings.Contains(err.Error(), "delete it") {
 		t.Fatalf("err %v", err)
 	}
+}
+
+// A join asks for the history since the room was last seen, less the
+// clock skew allowance, and never more than lateWindow back; a room
+// never seen asks for none and is seen from then on.
+func TestHistorySince(t *testing.T) {
+	now := time.Date(2026, 11, 24, 12, 0, 0, 500, time.UTC)
+	tr, err := New(Options{Config: config.XMPP{JID: "bot@localhost"}, Password: "pw", Now: func() time.Time { return now }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := tr.historySince("new@c"); ok {
+		t.Fatal("a room never seen asks for history")
+	}
+	if seen, ok := tr.seen.lastSeen("new@c"); !ok || !seen.Equal(now) {
+		t.Fatalf("seen %v %v", seen, ok)
+	}
+	_ = tr.seen.saw("recent@c", now.Add(-time.Hour))
+	_ = tr.seen.saw("old@c", now.Add(-72*time.Hour))
+	for room, want := range map[string]string{"recent@c": "2026-11-24T10:58:00Z", "old@c": "2026-11-23T12:00:00Z"} {
+		since, ok := tr.historySince(room)
+		if !ok || since.Format(time.RFC3339) != want {
+			t.Errorf("%s: since %v %v, want %s", room, since, ok, want)
+		}
+		tr.dropHistory(room)
+	}
+	var j mucJoin
+	j.History.MaxStanzas, j.History.Since = lateFetch, "2026-11-24T10:58:00Z"
+	b, _ := xml.Marshal(j)
+	if !strings.Contains(string(b), `<history maxstanzas="100" since="2026-11-24T10:58:00Z"></history>`) {
+		t.Fatalf("join %s", b)
+	}
+}
+
+// Of a room's history, only questions addressed to the bot by another
+// occupant, not answered before, are kept; history the bot did not ask
+// for is ignored.
+func TestMissedKeepsOnlyQuestionsForTheBot(t *testing.T) {
+	now := time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)
+	tr, err := New(Options{Config: config.XMPP{JID: "bot@localhost", Resource: "asky"}, Password: "pw", Now: func() time.Time { return now }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const room = "r@conference.localhost"
+	msg := func(nick, id, body string) inMessage {
+		m := inMessage{Body: body}
+		m.From, m.ID = jid.MustParse(room), id
+		if nick != "" {
+			m.From = jid.MustParse(room + "/" + nick)
+		}
+		m.Delay = &struct {
+			Stamp string `xml:"stamp,attr"`
+		}{Stamp: "2026-11-24T11:00:00Z"}
+		return m
+	}
+	tr.missed(room, msg("alice", "0", "asky: not asked for"))
+	_ = tr.seen.saw(room, now.Add(-time.Hour))
+	_ = tr.seen.markAnswered(room, map[string]time.Time{"alice|done": now})
+	if _, ok := tr.historySince(room); !ok {
+		t.Fatal("no history asked")
+	}
+	for _, m := range []inMessage{
+		msg("alice", "1", "asky: first"),
+		msg("alice", "2", "lunch?"),
+		msg("asky", "3", "asky: my own"),
+		msg("asky_", "4", "@asky from my second nick"),
+		msg("", "5", "asky: the room itself"),
+		msg("alice", "done", "asky: answered before"),
+		msg("bob", "6", "@asky second"),
+		msg("bob", "7", "asky:"),
+	} {
+		tr.missed(room, m)
+	}
+	tr.mu.Lock()
+	b := tr.hist[room]
+	tr.mu.Unlock()
+	var got []string
+	for _, q := range b.questions {
+		got = append(got, q.Nick+":"+q.Text)
+	}
+	if strings.Join(got, ",") != "alice:first,bob:second" {
+		t.Fatalf("kept %q", got)
+	}
+	tr.dropHistory(room)
 }

@@ -6,7 +6,6 @@ import (
 	"encoding/xml"
 	"fmt"
 	"os"
-	"path/filepath"
 	"slices"
 	"sync"
 	"time"
@@ -14,6 +13,8 @@ import (
 	"mellium.im/xmpp"
 	"mellium.im/xmpp/jid"
 	"mellium.im/xmpp/stanza"
+
+	"github.com/askygo/asky/internal/config"
 )
 
 // rooms are the group chats bound through an invite from an allowed JID;
@@ -154,14 +155,7 @@ func (r *rooms) save() error {
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(filepath.Dir(r.path), 0o700); err != nil {
-		return err
-	}
-	tmp := r.path + ".tmp"
-	if err := os.WriteFile(tmp, b, 0o600); err != nil {
-		return err
-	}
-	return os.Rename(tmp, r.path)
+	return config.WriteFileAtomic(r.path, b)
 }
 
 // invited binds and joins room when the invitation comes from an allowed

@@ -3,6 +3,7 @@ package xmpp
 import (
 	"encoding/xml"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -31,7 +32,19 @@ type inMessage struct {
 	OOB  []struct {
 		URL string `xml:"url"`
 	} `xml:"jabber:x:oob x"`
-	Delay *struct{} `xml:"urn:xmpp:delay delay"`
+	// Delay marks a message stored while the bot was away (offline
+	// storage, room history), stamped when it was sent (XEP-0203).
+	Delay *struct {
+		Stamp string `xml:"stamp,attr"`
+	} `xml:"urn:xmpp:delay delay"`
+	// Subject, even empty, ends the history a room sends at a join.
+	Subject *struct {
+		Text string `xml:",chardata"`
+	} `xml:"subject"`
+	// OriginID is the sender's stable id (XEP-0359), kept in room history.
+	OriginID *struct {
+		ID string `xml:"id,attr"`
+	} `xml:"urn:xmpp:sid:0 origin-id"`
 	// Receipt is a delivery receipt request (XEP-0184).
 	Receipt *struct{} `xml:"urn:xmpp:receipts request"`
 	// Direct (XEP-0249) and mediated (XEP-0045) invitations.
@@ -127,7 +140,7 @@ func (t *Transport) directMessage(r xmlstream.Encoder, m inMessage) error {
 	}
 	// A delayed direct message comes from the server's offline storage:
 	// it arrived while the bot was away and was never answered, so it is
-	// asked now (group chat history, also delayed, is not).
+	// asked now (group chat history goes through missed).
 	if !t.authorized(m.From) {
 		return nil
 	}
@@ -145,21 +158,58 @@ func (t *Transport) directMessage(r xmlstream.Encoder, m inMessage) error {
 	return nil
 }
 
+// groupMessage answers a room message. Every live message from another
+// occupant of a bound room is a question (a leading mention of the bot is
+// dropped from it); history sent at a join goes to missed, and the
+// room's subject, which ends that history, to historyDone.
 func (t *Transport) groupMessage(m inMessage) {
-	room := m.From.Bare()
-	if !t.rooms.has(room.String()) || m.Delay != nil || m.Body == "" {
+	room := m.From.Bare().String()
+	if !t.rooms.has(room) {
 		return
 	}
-	if m.From.Resourcepart() == t.rooms.nick(room.String(), t.nick()) || m.From.Resourcepart() == "" {
-		return // our own reflection or the room's subject/notices
+	switch {
+	case m.Delay != nil:
+		t.missed(room, m)
+		return
+	case m.Subject != nil && m.Body == "":
+		t.historyDone(room, true)
+		return
 	}
-	out := &output{t: t, to: room, typ: stanza.GroupChatMessage}
-	t.dispatch("xmpp-room:"+room.String(), m, out)
+	now := t.o.Now()
+	if err := t.seen.saw(room, now); err != nil {
+		fmt.Fprintf(t.o.Log, "xmpp: could not save when %s was seen: %v\n", room, err)
+	}
+	nick := t.rooms.nick(room, t.nick())
+	if m.Body == "" || !fromOther(m, nick) {
+		return
+	}
+	text, addressed := addressedText(m.Body, t.o.Config.CommandPrefix, nick)
+	if addressed {
+		// The same question may come back in the history of a rejoin
+		// soon after (the request reaches back lateSkew): answered.
+		if err := t.seen.markAnswered(room, map[string]time.Time{messageKey(m): now}); err != nil {
+			fmt.Fprintf(t.o.Log, "xmpp: could not save the answered questions of %s: %v\n", room, err)
+		}
+	}
+	if text == "" {
+		return // only the bot's name
+	}
+	m.Body = text
+	out := &output{t: t, to: m.From.Bare(), typ: stanza.GroupChatMessage}
+	t.dispatch("xmpp-room:"+room, m, out)
+}
+
+// fromOther reports whether a room message comes from an occupant who
+// is not the bot (own lists its nicks), nor the room itself (subject,
+// notices).
+func fromOther(m inMessage, own ...string) bool {
+	n := m.From.Resourcepart()
+	return n != "" && !slices.Contains(own, n)
 }
 
 // dispatch answers m on its own goroutine; the service's queue keeps one
 // conversation's questions in order.
-func (t *Transport) dispatch(conv string, m inMessage, out *output) {
+func (t *Transport) dispatch(conv string, m inMessage, out daemon.ChatOutput) {
 	ctx := t.runCtx()
 	ok := t.disp.Go(conv, func() {
 		if len(m.OOB) > 0 {

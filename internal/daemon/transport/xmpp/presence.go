@@ -91,6 +91,7 @@ type instantRoom struct {
 
 // joinFailed handles a room refusing the bot's join.
 func (t *Transport) joinFailed(room string, p inPresence) {
+	t.dropHistory(room)
 	cond := stanza.Condition("unknown error")
 	if p.Err != nil {
 		cond = p.Err.Condition
@@ -131,6 +132,9 @@ func (t *Transport) leftRoom(room string, p inPresence) {
 		}
 		if err := t.rooms.remove(room); err != nil {
 			fmt.Fprintf(t.o.Log, "xmpp: could not save the room list: %v\n", err)
+		}
+		if err := t.seen.forget(room); err != nil {
+			fmt.Fprintf(t.o.Log, "xmpp: could not save when rooms were seen: %v\n", err)
 		}
 		fmt.Fprintf(t.o.Log, "xmpp: room %s %s; unbound (invite the bot again to rebind)\n", room, why)
 	case p.status(307):

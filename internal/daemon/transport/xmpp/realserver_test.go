@@ -383,3 +383,72 @@ func TestMediatedInvitation(t *testing.T) {
 	alice.SendGroup(room, "via room")
 	alice.Until(10*time.Second, func(m xmpptest.Msg) bool { return m.Body == "echo: via room (xmpp-room:mediated@conference.localhost)" })
 }
+
+// Questions addressed to the bot in a room while it was offline come in
+// the room's history at its next join: each is answered once, quoted
+// with its time, the chatter around them is not, and a later restart
+// answers nothing again.
+func TestRoomQuestionsAskedWhileOfflineAnsweredOnce(t *testing.T) {
+	p, f, alice, roomsFile := roomWorld(t)
+	room := xmpptest.Room("away")
+	joinRoom(t, f, alice, room, "alice")
+	alice.WaitPresence(5*time.Second, func(p xmpptest.Pres) bool { return p.From == room+"/asky" })
+	alice.SendGroup(room, "asky: live question")
+	alice.Until(10*time.Second, func(m xmpptest.Msg) bool {
+		return m.Body == "echo: live question (xmpp-room:away@conference.localhost)"
+	})
+	f.stop()
+	alice.WaitPresence(5*time.Second, func(p xmpptest.Pres) bool { return p.From == room+"/asky" && p.Type == "unavailable" })
+	alice.SendGroup(room, "lunch at noon?")
+	alice.SendGroup(room, "asky: what did I miss?")
+	alice.SendGroup(room, "never mind the bot")
+	// Drain the room's echo of alice's own messages.
+	alice.Until(5*time.Second, func(m xmpptest.Msg) bool { return m.Body == "never mind the bot" })
+
+	f2 := startOn(t, p, runnerFunc(echo), nil, roomsFile)
+	got := alice.Until(10*time.Second, func(m xmpptest.Msg) bool { return strings.Contains(m.Body, "echo:") })
+	a := got[len(got)-1]
+	if !strings.HasPrefix(a.Body, "alice, you asked at ") || !strings.Contains(a.Body, "while I was offline:\n> what did I miss?\n\necho: what did I miss? (xmpp-room:away@conference.localhost)") || a.From != room+"/asky" {
+		t.Fatalf("late answer %+v", a)
+	}
+	alice.Quiet(time.Second) // not the chatter, not the live question again
+	if !strings.Contains(f2.log.String(), "xmpp: "+room+": 1 question asked while offline; answering 1, skipping 0 older") {
+		t.Fatalf("log:\n%s", f2.log)
+	}
+	f2.stop()
+	alice.WaitPresence(5*time.Second, func(p xmpptest.Pres) bool { return p.From == room+"/asky" && p.Type == "unavailable" })
+	startOn(t, p, runnerFunc(echo), nil, roomsFile)
+	alice.WaitPresence(5*time.Second, func(p xmpptest.Pres) bool { return p.From == room+"/asky" && p.Type == "" })
+	alice.Quiet(1500 * time.Millisecond)
+}
+
+// More missed questions than are worth answering late: the most recent
+// are answered in order, after one line about the skipped ones.
+func TestRoomManyMissedQuestionsSkipOlder(t *testing.T) {
+	p, f, alice, roomsFile := roomWorld(t)
+	room := xmpptest.Room("busy")
+	joinRoom(t, f, alice, room, "alice")
+	alice.WaitPresence(5*time.Second, func(p xmpptest.Pres) bool { return p.From == room+"/asky" })
+	f.stop()
+	alice.WaitPresence(5*time.Second, func(p xmpptest.Pres) bool { return p.From == room+"/asky" && p.Type == "unavailable" })
+	for i := range 5 {
+		alice.SendGroup(room, fmt.Sprintf("@asky q%d", i))
+	}
+	alice.Until(5*time.Second, func(m xmpptest.Msg) bool { return m.Body == "@asky q4" })
+	startOn(t, p, runnerFunc(echo), nil, roomsFile)
+	var bodies []string
+	alice.Until(15*time.Second, func(m xmpptest.Msg) bool {
+		if m.From == room+"/asky" && m.Replace == "" && !isStatus(m.Body) {
+			bodies = append(bodies, m.Body)
+		}
+		return strings.Contains(m.Body, "echo: q4 (")
+	})
+	if len(bodies) != 4 || !strings.HasPrefix(bodies[0], "I was offline and skipped 2 older questions addressed to me here") {
+		t.Fatalf("answers %q", bodies)
+	}
+	for i, b := range bodies[1:] {
+		if want := fmt.Sprintf("> q%d\n\necho: q%d (", i+2, i+2); !strings.Contains(b, want) {
+			t.Fatalf("answer %d %q, want %q", i, b, want)
+		}
+	}
+}

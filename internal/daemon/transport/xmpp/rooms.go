@@ -6,13 +6,15 @@ import (
 	"encoding/xml"
 	"fmt"
 	"os"
-	"path/filepath"
 	"slices"
 	"sync"
+	"time"
 
 	"mellium.im/xmpp"
 	"mellium.im/xmpp/jid"
 	"mellium.im/xmpp/stanza"
+
+	"github.com/askygo/asky/internal/config"
 )
 
 // rooms are the group chats bound through an invite from an allowed JID;
@@ -153,14 +155,7 @@ func (r *rooms) save() error {
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(filepath.Dir(r.path), 0o700); err != nil {
-		return err
-	}
-	tmp := r.path + ".tmp"
-	if err := os.WriteFile(tmp, b, 0o600); err != nil {
-		return err
-	}
-	return os.Rename(tmp, r.path)
+	return config.WriteFileAtomic(r.path, b)
 }
 
 // invited binds and joins room when the invitation comes from an allowed
@@ -190,11 +185,13 @@ func (t *Transport) invited(from jid.JID, room, password string) {
 	}
 }
 
-// mucJoin is the presence payload that joins a room without history.
+// mucJoin is the presence payload that joins a room: with the history
+// since the bot last saw it, or none for a room never seen.
 type mucJoin struct {
 	XMLName xml.Name `xml:"http://jabber.org/protocol/muc x"`
 	History struct {
-		MaxStanzas int `xml:"maxstanzas,attr"`
+		MaxStanzas int    `xml:"maxstanzas,attr"`
+		Since      string `xml:"since,attr,omitempty"`
 	} `xml:"history"`
 	Password string `xml:"password,omitempty"`
 }
@@ -214,7 +211,11 @@ func (t *Transport) join(ctx context.Context, s *xmpp.Session, room string) {
 		X mucJoin
 	}{Presence: stanza.Presence{To: rj}}
 	p.X.Password = t.rooms.password(room)
+	if since, ok := t.historySince(room); ok {
+		p.X.History.MaxStanzas, p.X.History.Since = lateFetch, since.Format(time.RFC3339)
+	}
 	if err := s.Encode(ctx, p); err != nil {
+		t.dropHistory(room)
 		fmt.Fprintf(t.o.Log, "xmpp: joining %s: %v\n", room, err)
 	}
 }

@@ -72,6 +72,8 @@ type Transport struct {
 	up      chan struct{} // closed when a session is up; replaced on loss
 	dropped map[string]time.Time
 	rooms   *rooms
+	seen    *roomSeen
+	hist    map[string]*historyBatch // rooms whose join history is arriving
 	disp    daemon.Dispatcher
 	ctx     context.Context
 	stopped bool
@@ -106,7 +108,7 @@ func New(o Options) (*Transport, error) {
 		port = 5222
 	}
 	t := &Transport{o: o, me: me, allow: allow, addr: net.JoinHostPort(host, strconv.Itoa(port)),
-		up: make(chan struct{}), dropped: map[string]time.Time{}}
+		up: make(chan struct{}), dropped: map[string]time.Time{}, hist: map[string]*historyBatch{}}
 	if t.tlsCfg, err = tlsConfig(c, me.Domainpart(), host); err != nil {
 		return nil, err
 	}
@@ -135,6 +137,9 @@ func New(o Options) (*Transport, error) {
 		t.o.PingTimeout = defaultPingTimeout
 	}
 	if t.rooms, err = loadRooms(o.RoomsFile); err != nil {
+		return nil, err
+	}
+	if t.seen, err = loadSeen(seenPath(o.RoomsFile), t.o.Now); err != nil {
 		return nil, err
 	}
 	if o.Board != nil {
@@ -384,6 +389,9 @@ func (t *Transport) serve(ctx context.Context, s *xmpp.Session, conn *activityCo
 	t.up = make(chan struct{})
 	t.stopped = ctx.Err() != nil
 	t.mu.Unlock()
+	if err := t.seen.flush(); err != nil {
+		fmt.Fprintf(t.o.Log, "xmpp: could not save when rooms were seen: %v\n", err)
+	}
 	if ctx.Err() != nil {
 		s.Close()
 		s.Conn().Close()

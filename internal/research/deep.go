@@ -190,6 +190,11 @@ func (ix *Index) FillDeepYielding(ctx context.Context, fg Foreground, progress f
 	if err := ix.St.DropOtherSpaces(ctx, ix.fp, d.fp); err != nil {
 		return 0, err
 	}
+	// Dropping an old model's vectors moved the corpus generation, which
+	// leaves the main space's snapshot stale though its vectors did not
+	// change: rewrite it now (a header check when it is current), not in
+	// the first query after the pass. A cache: failing costs only speed.
+	_ = ix.RefreshSnapshot(ctx, nil)
 	f, err := ix.St.CorpusFacts(ctx, d.fp)
 	if err != nil {
 		return 0, err
@@ -199,11 +204,19 @@ func (ix *Index) FillDeepYielding(ctx context.Context, fg Foreground, progress f
 		progress(have, total)
 	}
 	n := 0
+	// The deep snapshot follows the batches (deepsnap.go), so a query
+	// during or right after the pass maps it instead of writing it.
+	snap := &deepSnapFollower{d: d}
 	defer func() {
-		if n > 0 && ctx.Err() == nil && (fg == nil || fg.Idle(ctx) == nil) {
-			// The next query maps the deep vectors instead of writing
+		snap.close()
+		if n == 0 {
+			return
+		}
+		d.Invalidate()
+		if !snap.current() && ctx.Err() == nil && (fg == nil || fg.Idle(ctx) == nil) {
+			// It could not follow (another pass wrote beside this one):
+			// the next query maps the deep vectors instead of writing
 			// the snapshot first (a cache: failing costs only speed).
-			d.Invalidate()
 			_ = d.RefreshSnapshot(context.WithoutCancel(ctx), nil)
 		}
 	}()
@@ -242,9 +255,13 @@ func (ix *Index) FillDeepYielding(ctx context.Context, fg Foreground, progress f
 		}
 		// Written even when ctx was cancelled during the embedding: the
 		// work is done and the write is short.
-		if err := ix.St.AddChunkVectors(context.WithoutCancel(ctx), d.fp, batch); err != nil {
+		wctx := context.WithoutCancel(ctx)
+		snap.ready(wctx)
+		added, err := ix.St.AddChunkVectors(wctx, d.fp, batch)
+		if err != nil {
 			return n, err
 		}
+		snap.committed(wctx, added, batch)
 		n += len(chunks)
 		have += len(chunks)
 		if progress != nil {

@@ -57,28 +57,36 @@ func (ix *Index) beginAppend(ctx context.Context) *snapAppender {
 // append adds a committed batch; an error means the snapshot can no
 // longer follow this ingest (the caller closes the appender).
 func (a *snapAppender) append(ctx context.Context, writes []store.SourceWrite) error {
-	added := 0
+	var ids []int64
+	var vecs [][]float32
 	for _, d := range writes {
 		if d.Replaced || len(d.ChunkIDs) != len(d.Vecs) {
 			return errNotAppendable
 		}
-		added += len(d.Vecs)
+		ids, vecs = append(ids, d.ChunkIDs...), append(vecs, d.Vecs...)
 	}
+	return a.appendRows(ctx, a.gen+1, ids, vecs)
+}
+
+// appendRows adds vectors a transaction has just committed (ids[i] owns
+// vecs[i]), when the space's facts show exactly them added since the
+// last append and the corpus generation at gen: an ingest moves it by
+// one, a deep pass leaves it. Anything else (another writer, a skipped
+// vector) is errNotAppendable.
+func (a *snapAppender) appendRows(ctx context.Context, gen int64, ids []int64, vecs [][]float32) error {
 	f, err := a.ix.St.CorpusFacts(ctx, a.ix.fp)
 	if err != nil {
 		return err
 	}
-	if f.Generation != a.gen+1 || f.Vectors != a.w.total()+added {
+	if f.Generation != gen || f.Vectors != a.w.total()+len(vecs) || len(ids) != len(vecs) {
 		return errNotAppendable
 	}
-	for _, d := range writes {
-		for k, v := range d.Vecs {
-			if len(v) == 0 {
-				return errNotAppendable
-			}
-			if err := a.w.add(d.ChunkIDs[k], unsafe.Slice((*byte)(unsafe.Pointer(&v[0])), 4*len(v))); err != nil {
-				return err
-			}
+	for k, v := range vecs {
+		if len(v) == 0 {
+			return errNotAppendable
+		}
+		if err := a.w.add(ids[k], unsafe.Slice((*byte)(unsafe.Pointer(&v[0])), 4*len(v))); err != nil {
+			return err
 		}
 	}
 	if err := a.w.flush(); err != nil {
@@ -89,6 +97,18 @@ func (a *snapAppender) append(ctx context.Context, writes []store.SourceWrite) e
 	}
 	a.gen = f.Generation
 	return nil
+}
+
+// replaced reports that the snapshot path no longer names the file being
+// appended to (a query rebuilt it meanwhile): appending there would only
+// grow an unlinked file.
+func (a *snapAppender) replaced() bool {
+	mine, err := a.f.Stat()
+	if err != nil {
+		return true
+	}
+	now, err := os.Stat(a.ix.snapshotPath())
+	return err != nil || !os.SameFile(mine, now)
 }
 
 func (a *snapAppender) close() {

@@ -23,27 +23,30 @@ type ChunkVectors struct {
 	Vecs     [][]float32
 }
 
-// AddChunkVectors appends vectors in one space, all in one transaction.
-// Chunks that got a vector there meanwhile (two passes at once: the
-// daemon's and a `corpus embed`) or that were deleted are skipped, so a
-// chunk never has two.
-func (s *Store) AddChunkVectors(ctx context.Context, fingerprint string, batch []ChunkVectors) error {
+// AddChunkVectors appends vectors in one space, all in one transaction,
+// and returns how many it added. Chunks that got a vector there meanwhile
+// (two passes at once: the daemon's and a `corpus embed`) or that were
+// deleted are skipped, so a chunk never has two; a caller that mirrors
+// the vectors elsewhere (the deep tier's snapshot) learns from the count
+// that it cannot simply append them all.
+func (s *Store) AddChunkVectors(ctx context.Context, fingerprint string, batch []ChunkVectors) (int, error) {
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	defer tx.Rollback()
+	added := 0
 	for _, b := range batch {
 		if len(b.IDs) != len(b.Vecs) {
-			return fmt.Errorf("store: %d vectors for %d chunks", len(b.Vecs), len(b.IDs))
+			return 0, fmt.Errorf("store: %d vectors for %d chunks", len(b.Vecs), len(b.IDs))
 		}
 		have, err := vectorIDs(ctx, tx, fingerprint, b.SourceID)
 		if err != nil {
-			return err
+			return 0, err
 		}
 		live, err := chunkIDsOf(ctx, tx, b.SourceID)
 		if err != nil {
-			return err
+			return 0, err
 		}
 		var ids []int64
 		var vecs [][]float32
@@ -56,10 +59,11 @@ func (s *Store) AddChunkVectors(ctx context.Context, fingerprint string, batch [
 			continue
 		}
 		if err := putVectorBlocks(ctx, tx, b.SourceID, fingerprint, ids, vecs); err != nil {
-			return err
+			return 0, err
 		}
+		added += len(ids)
 	}
-	return tx.Commit()
+	return added, tx.Commit()
 }
 
 // chunkIDsOf is the set of a source's chunk ids.

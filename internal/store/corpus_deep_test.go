@@ -30,14 +30,14 @@ func TestAddChunkVectorsNeverTwice(t *testing.T) {
 	}
 	cids := []int64{missing[0].ID, missing[1].ID}
 	batch := []ChunkVectors{{SourceID: ids[0], IDs: cids, Vecs: [][]float32{{0, 1, 0}, {1, 0, 0}}}}
-	for range 2 {
-		if err := s.AddChunkVectors(ctx, "deep", batch); err != nil {
-			t.Fatal(err)
+	for i, want := range []int{2, 0} {
+		if n, err := s.AddChunkVectors(ctx, "deep", batch); err != nil || n != want {
+			t.Fatalf("pass %d added %d, %v; want %d", i+1, n, err, want)
 		}
 	}
 	gone := []ChunkVectors{{SourceID: ids[0], IDs: []int64{9999}, Vecs: [][]float32{{0, 0, 1}}}}
-	if err := s.AddChunkVectors(ctx, "deep", gone); err != nil {
-		t.Fatal(err)
+	if n, err := s.AddChunkVectors(ctx, "deep", gone); err != nil || n != 0 {
+		t.Fatalf("a deleted chunk added %d, %v", n, err)
 	}
 	f, err := s.CorpusFacts(ctx, "deep")
 	if err != nil || f.Vectors != 2 || f.Chunks != 3 {

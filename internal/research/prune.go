@@ -32,17 +32,33 @@ func (in *Ingester) PruneDeleted(ctx context.Context, dirs []string) ([]store.Co
 	if err != nil {
 		return nil, err
 	}
-	var removed []store.CorpusSource
+	var gone []store.CorpusSource
 	for _, s := range srcs {
 		if !underAnyRoot(s.Path, roots) {
 			continue
 		}
-		if _, err := os.Lstat(s.Path); !errors.Is(err, fs.ErrNotExist) {
-			continue
+		if _, err := os.Lstat(s.Path); errors.Is(err, fs.ErrNotExist) {
+			gone = append(gone, s)
 		}
-		if err := in.Index.St.DeleteCorpusSource(ctx, s.ID); err != nil {
+	}
+	if len(gone) == 0 {
+		return nil, nil
+	}
+	// The other spaces' snapshots (the deep tier's) are re-stamped after
+	// each removal that deleted none of their vectors (see otherSnaps);
+	// which space is the active one is known once the index is open.
+	var others *otherSnaps
+	if in.Index.Open(ctx) == nil {
+		others = in.Index.followOtherSpaces(ctx)
+	}
+	defer others.close()
+	var removed []store.CorpusSource
+	for _, s := range gone {
+		dropped, err := in.Index.St.RemoveCorpusSource(ctx, s.ID)
+		if err != nil {
 			return removed, err
 		}
+		others.removed(ctx, dropped)
 		removed = append(removed, s)
 	}
 	if len(removed) > 0 {
@@ -50,6 +66,7 @@ func (in *Ingester) PruneDeleted(ctx context.Context, dirs []string) ([]store.Co
 		// Rebuilt now rather than by the next query (a cache: failing
 		// only costs that query time).
 		_ = in.Index.RefreshSnapshot(ctx, in.OnSnapshot)
+		others.finish(ctx, in.OnSnapshot)
 	}
 	return removed, nil
 }

@@ -45,6 +45,13 @@ func (f foldedHash) EmbedQuery(_ context.Context, text string) ([]float32, error
 	return f.fold(text), nil
 }
 
+// withFoldedDeep is a new Index (as a new process opens) over base's
+// corpus with foldedHash as its deep tier.
+func withFoldedDeep(base *Index) *Index {
+	return &Index{St: base.St, Emb: base.Emb, DenseWeight: base.DenseWeight, LexicalWeight: base.LexicalWeight,
+		SnapshotDir: base.SnapshotDir, Deep: NewDeepTier(base.St, foldedHash{}, base.SnapshotDir)}
+}
+
 // BenchmarkQueryDeep100k is the hybrid query at 100k chunks with a full
 // deep tier (384-d) beside the same query without it (issue 13's goal:
 // ≤ 100 ms in process). It also refills the deep tier from empty and
@@ -54,10 +61,7 @@ func (f foldedHash) EmbedQuery(_ context.Context, text string) ([]float32, error
 func BenchmarkQueryDeep100k(b *testing.B) {
 	base := benchIndex(b, 100000)
 	ctx := context.Background()
-	fresh := func() *Index {
-		return &Index{St: base.St, Emb: base.Emb, DenseWeight: base.DenseWeight, LexicalWeight: base.LexicalWeight,
-			SnapshotDir: base.SnapshotDir, Deep: NewDeepTier(base.St, foldedHash{}, base.SnapshotDir)}
-	}
+	fresh := func() *Index { return withFoldedDeep(base) }
 	timed := func(q string) float64 {
 		ix := fresh()
 		defer ix.Close()
@@ -135,10 +139,7 @@ func BenchmarkQueryDeep100k(b *testing.B) {
 func BenchmarkQueryAfterIngestDeep100k(b *testing.B) {
 	base := benchIndex(b, 100000)
 	ctx := context.Background()
-	fresh := func() *Index {
-		return &Index{St: base.St, Emb: base.Emb, DenseWeight: base.DenseWeight, LexicalWeight: base.LexicalWeight,
-			SnapshotDir: base.SnapshotDir, Deep: NewDeepTier(base.St, foldedHash{}, base.SnapshotDir)}
-	}
+	fresh := func() *Index { return withFoldedDeep(base) }
 	if _, err := fresh().FillDeep(ctx, nil); err != nil { // a no-op once filled
 		b.Fatal(err)
 	}

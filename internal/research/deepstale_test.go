@@ -103,6 +103,38 @@ func TestIngestKeepsDeepSnapshotCurrent(t *testing.T) {
 	requireDeepExact(t, ix, hits)
 }
 
+// deepAfterChange runs change on a corpus whose deep pass has run (its
+// deep vectors change: they must leave the files), then the first query,
+// which must rewrite nothing nor return a hit stale flags, and answer as
+// a rewrite of the deep snapshot would.
+func deepAfterChange(t *testing.T, change func(ix *Index, dir string), stale func(Hit) bool) {
+	t.Helper()
+	ix, dir := filledDeepCorpus(t)
+	change(ix, dir)
+	hits := deepQueryRewritesNothing(t, ix)
+	for _, h := range hits {
+		if stale(h) {
+			t.Fatalf("a chunk that is gone was returned: %+v", h)
+		}
+	}
+	requireDeepExact(t, ix, hits)
+}
+
+// deepRestampedAfter ingests late.md after the deep pass, then runs
+// change (on late.md, which has no deep vector), which must only
+// re-stamp the deep snapshot in place.
+func deepRestampedAfter(t *testing.T, change func(ix *Index, dir string)) {
+	t.Helper()
+	ix, dir := filledDeepCorpus(t)
+	ingestDocs(t, ix, dir, map[string]string{"late.md": "# Late\n\nA striped horse arrived late.\n"})
+	st := statDeep(t, ix)
+	change(ix, dir)
+	if !sameDeepFile(t, ix, st) {
+		t.Fatal("a change to a document without deep vectors rewrote the deep snapshot")
+	}
+	requireDeepExact(t, ix, deepQueryRewritesNothing(t, ix))
+}
+
 // TestIngestReplacingKeepsDeepSnapshotCurrent checks a replaced
 // document: when its old chunks had deep vectors (deleted with them),
 // their rows must leave the deep snapshot, which the ingest rewrites
@@ -110,25 +142,14 @@ func TestIngestKeepsDeepSnapshotCurrent(t *testing.T) {
 // Either way the first query rewrites nothing and answers as a rewrite.
 func TestIngestReplacingKeepsDeepSnapshotCurrent(t *testing.T) {
 	t.Run("with deep vectors", func(t *testing.T) {
-		ix, dir := filledDeepCorpus(t)
-		ingestDocs(t, ix, dir, map[string]string{"doc1.md": "# Changed\n\nA striped horse replaced the whole document.\n"})
-		hits := deepQueryRewritesNothing(t, ix)
-		for _, h := range hits {
-			if filepath.Base(h.Path) == "doc1.md" && h.Title != "Changed" {
-				t.Fatalf("a chunk of the replaced version was returned: %+v", h)
-			}
-		}
-		requireDeepExact(t, ix, hits)
+		deepAfterChange(t, func(ix *Index, dir string) {
+			ingestDocs(t, ix, dir, map[string]string{"doc1.md": "# Changed\n\nA striped horse replaced the whole document.\n"})
+		}, func(h Hit) bool { return filepath.Base(h.Path) == "doc1.md" && h.Title != "Changed" })
 	})
 	t.Run("without deep vectors", func(t *testing.T) {
-		ix, dir := filledDeepCorpus(t)
-		ingestDocs(t, ix, dir, map[string]string{"late.md": "# Late\n\nA zebra arrived late.\n"})
-		st := statDeep(t, ix)
-		ingestDocs(t, ix, dir, map[string]string{"late.md": "# Later\n\nA striped horse arrived later.\n"})
-		if !sameDeepFile(t, ix, st) {
-			t.Fatal("replacing a document without deep vectors rewrote the deep snapshot")
-		}
-		requireDeepExact(t, ix, deepQueryRewritesNothing(t, ix))
+		deepRestampedAfter(t, func(ix *Index, dir string) {
+			ingestDocs(t, ix, dir, map[string]string{"late.md": "# Later\n\nA striped horse arrived later.\n"})
+		})
 	})
 }
 
@@ -136,37 +157,23 @@ func TestIngestReplacingKeepsDeepSnapshotCurrent(t *testing.T) {
 // its file is gone: with deep vectors, its rows leave the deep snapshot
 // (rewritten by the prune); without, the snapshot is only re-stamped.
 func TestPruneKeepsDeepSnapshotCurrent(t *testing.T) {
-	prune := func(t *testing.T, ix *Index, dir, name string) {
-		t.Helper()
-		if err := os.Remove(filepath.Join(dir, name)); err != nil {
-			t.Fatal(err)
-		}
-		in := &Ingester{Index: ix, Chunker: Chunker{Size: 40, Overlap: 0}}
-		removed, err := in.PruneDeleted(context.Background(), []string{dir})
-		if err != nil || len(removed) != 1 {
-			t.Fatalf("pruned %v, %v", removed, err)
+	prune := func(name string) func(ix *Index, dir string) {
+		return func(ix *Index, dir string) {
+			if err := os.Remove(filepath.Join(dir, name)); err != nil {
+				t.Fatal(err)
+			}
+			in := &Ingester{Index: ix, Chunker: Chunker{Size: 40, Overlap: 0}}
+			removed, err := in.PruneDeleted(context.Background(), []string{dir})
+			if err != nil || len(removed) != 1 {
+				t.Fatalf("pruned %v, %v", removed, err)
+			}
 		}
 	}
 	t.Run("with deep vectors", func(t *testing.T) {
-		ix, dir := filledDeepCorpus(t)
-		prune(t, ix, dir, "doc2.md")
-		hits := deepQueryRewritesNothing(t, ix)
-		for _, h := range hits {
-			if filepath.Base(h.Path) == "doc2.md" {
-				t.Fatalf("a chunk of the removed document was returned: %+v", h)
-			}
-		}
-		requireDeepExact(t, ix, hits)
+		deepAfterChange(t, prune("doc2.md"), func(h Hit) bool { return filepath.Base(h.Path) == "doc2.md" })
 	})
 	t.Run("without deep vectors", func(t *testing.T) {
-		ix, dir := filledDeepCorpus(t)
-		ingestDocs(t, ix, dir, map[string]string{"late.md": "# Late\n\nA striped horse arrived late.\n"})
-		st := statDeep(t, ix)
-		prune(t, ix, dir, "late.md")
-		if !sameDeepFile(t, ix, st) {
-			t.Fatal("removing a document without deep vectors rewrote the deep snapshot")
-		}
-		requireDeepExact(t, ix, deepQueryRewritesNothing(t, ix))
+		deepRestampedAfter(t, prune("late.md"))
 	})
 }
 

@@ -40,8 +40,8 @@ func sameAsRebuild(t *testing.T, ix *Index) {
 // current after every committed batch of a fill (so a query during or
 // right after it maps the files instead of rewriting them from SQLite),
 // that it holds exactly what a rewrite would, and that the first query
-// after the fill rewrites nothing. Files made stale by an ingest are
-// rewritten once by the next fill, which then follows its batches too.
+// after the fill rewrites nothing. After an ingest the next fill follows
+// its batches too.
 func TestDeepFillKeepsSnapshotCurrent(t *testing.T) {
 	ctx := context.Background()
 	deep := zebraDeep("concepts")
@@ -78,8 +78,8 @@ func TestDeepFillKeepsSnapshotCurrent(t *testing.T) {
 	q.Close()
 	sameAsRebuild(t, d)
 
-	// An ingest moves the generation: the deep files are stale until the
-	// next fill rewrites them, then follow its batches.
+	// An ingest moves the generation and re-stamps the deep files (see
+	// otherSnaps); the next fill follows its batches.
 	ingestDocs(t, ix, dir, map[string]string{"late.md": "# Late\n\nA zebra arrived late.\n\nAnother zebra came.\n"})
 	batches = -1
 	if n, err := ix.FillDeep(ctx, check); err != nil || n == 0 || batches < 1 {

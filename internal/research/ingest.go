@@ -102,6 +102,10 @@ func (in *Ingester) Ingest(ctx context.Context, targets []Target) ([]FileResult,
 	// snapAppender); otherwise it is rewritten at the end.
 	app := in.Index.beginAppend(ctx)
 	defer func() { app.close() }()
+	// So do the other spaces' (the deep tier's), whose vectors this
+	// ingest leaves as they are (see otherSnaps).
+	others := in.Index.followOtherSpaces(ctx)
+	defer others.close()
 	start := time.Now()
 	var results []FileResult
 	prog := Progress{TotalFiles: len(targets), TotalBytes: total}
@@ -153,6 +157,7 @@ func (in *Ingester) Ingest(ctx context.Context, targets []Target) ([]FileResult,
 				app.close()
 				app = nil
 			}
+			others.written(ctx, writes)
 		}
 		for _, q := range batch {
 			results = append(results, q.res)
@@ -179,6 +184,7 @@ func (in *Ingester) Ingest(ctx context.Context, targets []Target) ([]FileResult,
 		// seconds on it. A snapshot that cannot be written only costs
 		// that query speed.
 		_ = in.Index.RefreshSnapshot(ctx, in.OnSnapshot)
+		others.finish(ctx, in.OnSnapshot)
 	}
 	// Missing (chunks without vectors) as of now, for the caller's note.
 	_ = in.Index.refreshFacts(context.WithoutCancel(ctx), false)

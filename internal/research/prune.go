@@ -32,26 +32,62 @@ func (in *Ingester) PruneDeleted(ctx context.Context, dirs []string) ([]store.Co
 	if err != nil {
 		return nil, err
 	}
-	var removed []store.CorpusSource
+	var gone []store.CorpusSource
+	var ids []int64
 	for _, s := range srcs {
 		if !underAnyRoot(s.Path, roots) {
 			continue
 		}
-		if _, err := os.Lstat(s.Path); !errors.Is(err, fs.ErrNotExist) {
-			continue
+		if _, err := os.Lstat(s.Path); errors.Is(err, fs.ErrNotExist) {
+			gone, ids = append(gone, s), append(ids, s.ID)
 		}
-		if err := in.Index.St.DeleteCorpusSource(ctx, s.ID); err != nil {
-			return removed, err
+	}
+	if len(gone) == 0 {
+		return nil, nil
+	}
+	n := 0
+	err = in.Index.RemoveSources(ctx, ids, in.OnSnapshot, func(int) { n++ })
+	return gone[:n], err
+}
+
+// RemoveSources removes sources (their chunks, index entries and vectors)
+// and keeps the vector snapshots current, as an ingest does: the other
+// spaces' (the deep tier's) are re-stamped after each removal that
+// deleted none of their vectors (see otherSnaps), and a snapshot that
+// lost rows is rewritten now with progress, not by the next query.
+// removed is called after each source is gone; an error stops at the
+// source that failed (those before it are removed).
+func (ix *Index) RemoveSources(ctx context.Context, ids []int64, progress SnapshotProgress, removed func(i int)) error {
+	// Which space is the active one is known once the index is open; an
+	// index without an embedder (a model that cannot load) only removes.
+	var others *otherSnaps
+	opened := ix.Emb != nil && ix.Open(ctx) == nil
+	if opened {
+		others = ix.followOtherSpaces(ctx)
+	}
+	defer others.close()
+	var err error
+	n := 0
+	for _, id := range ids {
+		var dropped map[string]int
+		if dropped, err = ix.St.RemoveCorpusSource(ctx, id); err != nil {
+			break
 		}
-		removed = append(removed, s)
+		others.removed(ctx, dropped)
+		if removed != nil {
+			removed(n)
+		}
+		n++
 	}
-	if len(removed) > 0 {
-		in.Index.Invalidate()
-		// Rebuilt now rather than by the next query (a cache: failing
-		// only costs that query time).
-		_ = in.Index.RefreshSnapshot(ctx, in.OnSnapshot)
+	if n > 0 {
+		ix.Invalidate()
+		if opened {
+			// A cache: failing only costs the next query time.
+			_ = ix.RefreshSnapshot(ctx, progress)
+			others.finish(ctx, progress)
+		}
 	}
-	return removed, nil
+	return err
 }
 
 func underAnyRoot(p string, roots []string) bool {

@@ -113,6 +113,10 @@ type SourceWrite struct {
 	// caches of the vectors can be extended instead of rebuilt.
 	Replaced bool
 	ChunkIDs []int64
+	// Dropped counts, per space, the vectors of the replaced version
+	// that were deleted: a cache of another space's vectors (the deep
+	// tier's snapshot) stays exact across the write when it lost none.
+	Dropped map[string]int
 }
 
 // ReplaceCorpusSource writes a document, its chunks, their FTS rows (by
@@ -170,7 +174,7 @@ func (s *Store) ReplaceCorpusSources(ctx context.Context, docs []SourceWrite, fi
 			return nil, err
 		default:
 			docs[i].Replaced = true
-			if err := deleteChunks(ctx, tx, id); err != nil {
+			if docs[i].Dropped, err = deleteChunks(ctx, tx, id); err != nil {
 				return nil, err
 			}
 			if _, err := tx.ExecContext(ctx, `UPDATE corpus_sources SET title=?, format=?, sha256=?, size=?, mtime=?, content=?, sections=?, status='complete', updated_at=? WHERE id=?`,
@@ -262,39 +266,48 @@ func chunkIDs(ctx context.Context, tx *sql.Tx, sourceID int64) (map[int]int64, e
 	return out, r.Err()
 }
 
-func deleteChunks(ctx context.Context, tx *sql.Tx, sourceID int64) error {
-	if err := deleteVectorBlocks(ctx, tx, sourceID, ""); err != nil {
-		return err
+func deleteChunks(ctx context.Context, tx *sql.Tx, sourceID int64) (map[string]int, error) {
+	dropped, err := deleteVectorBlocks(ctx, tx, sourceID, "")
+	if err != nil {
+		return nil, err
 	}
 	res, err := tx.ExecContext(ctx, `DELETE FROM corpus_chunks WHERE source_id = ?`, sourceID)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	n, _ := res.RowsAffected()
-	return addState(ctx, tx, "chunks", -int(n))
+	return dropped, addState(ctx, tx, "chunks", -int(n))
 }
 
 // DeleteCorpusSource removes a source with its chunks, FTS rows and vectors.
 func (s *Store) DeleteCorpusSource(ctx context.Context, id int64) error {
+	_, err := s.RemoveCorpusSource(ctx, id)
+	return err
+}
+
+// RemoveCorpusSource is DeleteCorpusSource that also returns how many
+// vectors it deleted in each space (see SourceWrite.Dropped).
+func (s *Store) RemoveCorpusSource(ctx context.Context, id int64) (map[string]int, error) {
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer tx.Rollback()
-	if err := deleteChunks(ctx, tx, id); err != nil {
-		return err
+	dropped, err := deleteChunks(ctx, tx, id)
+	if err != nil {
+		return nil, err
 	}
 	res, err := tx.ExecContext(ctx, `DELETE FROM corpus_sources WHERE id = ?`, id)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
-		return ErrNotFound
+		return nil, ErrNotFound
 	}
 	if err := bumpGeneration(ctx, tx); err != nil {
-		return err
+		return nil, err
 	}
-	return tx.Commit()
+	return dropped, tx.Commit()
 }
 
 func placeholders(n int) string {

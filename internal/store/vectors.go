@@ -48,12 +48,13 @@ func putVectorBlocks(ctx context.Context, tx *sql.Tx, sourceID int64, fingerprin
 }
 
 // deleteVectorBlocks removes a source's vectors in one space (all spaces
-// when fingerprint is empty) and uncounts them.
-func deleteVectorBlocks(ctx context.Context, tx *sql.Tx, sourceID int64, fingerprint string) error {
+// when fingerprint is empty), uncounts them and returns how many it
+// removed from each space.
+func deleteVectorBlocks(ctx context.Context, tx *sql.Tx, sourceID int64, fingerprint string) (map[string]int, error) {
 	rows, err := tx.QueryContext(ctx, `SELECT fingerprint, sum(n) FROM corpus_vector_blocks WHERE source_id = ? AND (? = '' OR fingerprint = ?) GROUP BY fingerprint`,
 		sourceID, fingerprint, fingerprint)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	counts := map[string]int{}
 	for rows.Next() {
@@ -61,26 +62,26 @@ func deleteVectorBlocks(ctx context.Context, tx *sql.Tx, sourceID int64, fingerp
 		var n int
 		if err := rows.Scan(&fp, &n); err != nil {
 			rows.Close()
-			return err
+			return nil, err
 		}
 		counts[fp] = n
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
-		return err
+		return nil, err
 	}
 	if len(counts) == 0 {
-		return nil
+		return nil, nil
 	}
 	if _, err := tx.ExecContext(ctx, `DELETE FROM corpus_vector_blocks WHERE source_id = ? AND (? = '' OR fingerprint = ?)`, sourceID, fingerprint, fingerprint); err != nil {
-		return err
+		return nil, err
 	}
 	for fp, n := range counts {
 		if err := addState(ctx, tx, vectorsKey(fp), -n); err != nil {
-			return err
+			return nil, err
 		}
 	}
-	return nil
+	return counts, nil
 }
 
 func vectorsKey(fingerprint string) string { return "vectors " + fingerprint }
@@ -248,7 +249,7 @@ func (s *Store) PutSourceVectors(ctx context.Context, fingerprint string, source
 		return err
 	}
 	defer tx.Rollback()
-	if err := deleteVectorBlocks(ctx, tx, sourceID, fingerprint); err != nil {
+	if _, err := deleteVectorBlocks(ctx, tx, sourceID, fingerprint); err != nil {
 		return err
 	}
 	if err := putVectorBlocks(ctx, tx, sourceID, fingerprint, ids, vecs); err != nil {

@@ -1,6 +1,8 @@
 package corpus
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -59,5 +61,46 @@ func TestIngestFillsTheDeepTierWithoutATerminal(t *testing.T) {
 	}
 	if err := e.run(t, "embed"); err != nil || !strings.Contains(e.out.String(), "embedded 0 chunks") {
 		t.Fatalf("embed after ingest: %q, %v", e.out.String(), err)
+	}
+}
+
+// TestRemoveKeepsSnapshotsCurrent checks that `corpus remove` brings the
+// vector snapshots current itself (the deep one re-stamped, a removed
+// source's rows gone), so the next query rewrites neither, and that a
+// source named twice is removed once.
+func TestRemoveKeepsSnapshotsCurrent(t *testing.T) {
+	e := newEnv(t, "[research.deep]\nprovider = \"builtin\"\nmodel = \"hash-v1\"\n")
+	if err := e.run(t, "ingest", docs(t)); err != nil {
+		t.Fatal(err)
+	}
+	snaps, _ := filepath.Glob(filepath.Join(e.home, "cache", "vectors-*.snap"))
+	if len(snaps) != 2 {
+		t.Fatalf("snapshots %v, want the main and the deep one", snaps)
+	}
+	if err := e.run(t, "remove", "pager.md", "pager.md"); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Count(e.out.String(), "removed "); got != 1 {
+		t.Fatalf("removed %d times: %q", got, e.out.String())
+	}
+	before := map[string]os.FileInfo{}
+	for _, p := range snaps {
+		fi, err := os.Stat(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		before[p] = fi
+	}
+	if err := e.run(t, "query", "--json", "pager rollback"); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(e.out.String(), "pager.md") {
+		t.Fatal("removed source still returned")
+	}
+	for p, fi := range before {
+		now, err := os.Stat(p)
+		if err != nil || !os.SameFile(fi, now) || !now.ModTime().Equal(fi.ModTime()) {
+			t.Fatalf("the query after the removal rewrote %s", filepath.Base(p))
+		}
 	}
 }

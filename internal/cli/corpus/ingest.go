@@ -107,13 +107,7 @@ func ingestRun(ctx context.Context, opts *IngestOptions) error {
 	if opts.IO.IsStderrTTY() && !opts.JSON {
 		bar = &progressBar{w: opts.IO.ErrOut}
 		in.OnProgress = bar.update
-		var snapStart time.Time
-		in.OnSnapshot = func(done, total int) {
-			if snapStart.IsZero() {
-				snapStart = time.Now()
-			}
-			bar.draw(done, total, time.Since(snapStart), fmt.Sprintf("indexing vectors %d/%d", done, total))
-		}
+		in.OnSnapshot = bar.snapshot()
 	}
 	start := time.Now()
 	results, err := in.Ingest(ctx, targets)
@@ -267,6 +261,17 @@ type progressBar struct {
 func (p *progressBar) update(pr research.Progress) {
 	p.draw(int(pr.Bytes), int(pr.TotalBytes), pr.Elapsed, fmt.Sprintf("%d/%d files  %.1f/%.1f MB  %d chunks",
 		pr.Files, pr.TotalFiles, float64(pr.Bytes)/1e6, float64(pr.TotalBytes)/1e6, pr.Chunks))
+}
+
+// snapshot reports the vector snapshot being written.
+func (p *progressBar) snapshot() research.SnapshotProgress {
+	var start time.Time
+	return func(done, total int) {
+		if start.IsZero() {
+			start = time.Now()
+		}
+		p.draw(done, total, time.Since(start), fmt.Sprintf("indexing vectors %d/%d", done, total))
+	}
 }
 
 // draw redraws the bar for done of total units with an ETA extrapolated

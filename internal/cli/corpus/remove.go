@@ -3,6 +3,7 @@ package corpus
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/MakeNowJust/heredoc"
 	"github.com/spf13/cobra"
@@ -11,6 +12,7 @@ import (
 	"github.com/askygo/asky/internal/iostreams"
 	"github.com/askygo/asky/internal/render"
 	"github.com/askygo/asky/internal/research"
+	"github.com/askygo/asky/internal/store"
 )
 
 // RemoveOptions are the flags of `corpus remove`.
@@ -30,7 +32,8 @@ func NewCmdRemove(f *cmdutil.Factory, runF func(context.Context, *RemoveOptions)
 		Long: heredoc.Doc(`
 			Remove sources (by id, corpus://cache/<id> handle, path or title)
 			with their chunks, index entries and vectors. The files on disk are
-			not touched.
+			not touched. Every source is looked up before any is removed, and the
+			vector caches are brought current, so the next query starts at once.
 		`),
 		Example: heredoc.Doc(`
 			$ asky corpus remove 3
@@ -49,19 +52,39 @@ func NewCmdRemove(f *cmdutil.Factory, runF func(context.Context, *RemoveOptions)
 }
 
 func removeRun(ctx context.Context, opts *RemoveOptions) error {
-	st, err := opts.Factory.Store()
-	if err != nil {
+	_, st, ix, err := openIndex(opts.Factory)
+	if st == nil {
 		return err
 	}
+	if ix == nil {
+		// An embedder that cannot be built does not stop a removal; the
+		// next query rebuilds the vector caches.
+		ix = &research.Index{St: st}
+	}
+	// Every source is resolved before any is removed: a typo removes
+	// nothing.
+	var srcs []*store.CorpusSource
+	var ids []int64
 	for _, ref := range opts.Sources {
 		src, _, err := research.ResolveSource(ctx, st, ref)
 		if err != nil {
 			return resolveErr(err)
 		}
-		if err := st.DeleteCorpusSource(ctx, src.ID); err != nil {
-			return err
+		if !slices.Contains(ids, src.ID) {
+			srcs, ids = append(srcs, src), append(ids, src.ID)
 		}
-		fmt.Fprintf(opts.IO.Out, "removed %d %s (%d chunks)\n", src.ID, render.SanitizeLine(src.Path), src.ChunkCount)
 	}
-	return nil
+	var bar *progressBar
+	var progress research.SnapshotProgress
+	if opts.IO.IsStderrTTY() {
+		bar = &progressBar{w: opts.IO.ErrOut}
+		progress = bar.snapshot()
+	}
+	err = ix.RemoveSources(ctx, ids, progress, func(i int) {
+		fmt.Fprintf(opts.IO.Out, "removed %d %s (%d chunks)\n", srcs[i].ID, render.SanitizeLine(srcs[i].Path), srcs[i].ChunkCount)
+	})
+	if bar != nil {
+		bar.clear()
+	}
+	return err
 }

@@ -189,7 +189,8 @@ func ingestRun(ctx context.Context, opts *IngestOptions) error {
 				fmt.Fprintf(opts.IO.Out, "  unchanged (failed before)  %s: %s\n", render.SanitizeLine(r.Path), render.SanitizeLine(r.Reason))
 			}
 		} else if len(before) > 0 && len(fails) == 0 {
-			fmt.Fprintf(opts.IO.ErrOut, "note: %d files that failed before are unchanged; `asky corpus ingest -v …` lists them\n", len(before))
+			fmt.Fprintf(opts.IO.ErrOut, "note: %d %s; `asky corpus ingest -v …` lists %s\n", len(before),
+				plural(len(before), "file that failed before is unchanged", "files that failed before are unchanged"), plural(len(before), "it", "them"))
 		}
 		if ix.Missing > 0 {
 			fmt.Fprintf(opts.IO.ErrOut, "note: %d chunks have no vectors for the current embedder; run `asky corpus reindex`\n", ix.Missing)

@@ -78,6 +78,9 @@ func parsePDF(data []byte) (doc *Document, err error) {
 	// a soft one, and keeping it never glues two words together. A soft
 	// hyphen (U+00AD) at the line end is a break and nothing else.
 	text = cleanGlyphs(joinLineHyphens(text))
+	if fields := formFields(r); fields != "" {
+		text = strings.TrimRight(text, "\n") + "\n\n" + fields
+	}
 	if strings.TrimSpace(text) == "" {
 		return nil, skipf("PDF has no extractable text (scanned images?)")
 	}

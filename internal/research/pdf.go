@@ -82,7 +82,7 @@ func parsePDF(data []byte) (doc *Document, err error) {
 		text = strings.TrimRight(text, "\n") + "\n\n" + fields
 	}
 	if strings.TrimSpace(text) == "" {
-		return nil, skipf("PDF has no extractable text (scanned images?)")
+		return nil, skipf("PDF has no extractable text (scanned pages without a text layer?); OCR it first (ocrmypdf in.pdf out.pdf) and ingest the result")
 	}
 	// The metadata title is kept only when the document shows it: tools
 	// often leave their own name there ("Enscript Output", "Microsoft Word

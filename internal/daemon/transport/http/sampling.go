@@ -115,6 +115,8 @@ func unknownAskField(err error) (apiError, bool) {
 	switch field {
 	case "stream", "stream_options":
 		why = "/v1/ask answers in one JSON object; to stream, use POST /v1/chat/completions with \"stream\": true"
+	case "user":
+		why = "/v1/ask names the conversation (session http:NAME) with \"conversation\""
 	case "messages", "prompt":
 		why = "/v1/ask takes the question as \"question\" (a string); for a message list use POST /v1/chat/completions"
 	default:

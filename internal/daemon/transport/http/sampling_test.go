@@ -106,6 +106,7 @@ func TestAskUnknownFields(t *testing.T) {
 		`{"question":"x","verbosity":"low"}`: `"param":"verbosity"`,
 		// A chat field says where it belongs.
 		`{"question":"x","stream":true}`: `to stream, use POST /v1/chat/completions with \"stream\": true`,
+		`{"question":"x","user":"trip"}`: `names the conversation (session http:NAME) with \"conversation\"`,
 		`{"messages":[{"role":"user"}]}`: `/v1/ask takes the question as \"question\"`,
 	} {
 		if resp, b := do(t, "POST", srv.URL+"/v1/ask", "", body); resp.StatusCode != 400 || !strings.Contains(b, want) {

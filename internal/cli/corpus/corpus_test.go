@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -354,7 +353,7 @@ func TestProgressBar(t *testing.T) {
 // the heartbeat redraws the bar with the time spent, so it does not look
 // hung; it stays quiet while updates come.
 func TestProgressBarHeartbeat(t *testing.T) {
-	var b syncBuilder
+	var b iostreams.SyncBuffer
 	p := &progressBar{w: &b, tick: 20 * time.Millisecond}
 	p.draw(0, 100, 0, ingestCounts(research.Progress{TotalFiles: 1, TotalBytes: 19e6}))
 	stop := p.heartbeat(time.Now().Add(-3 * time.Second))
@@ -373,24 +372,6 @@ func TestProgressBarHeartbeat(t *testing.T) {
 		t.Fatal("drawn after stop")
 	}
 	p.clear()
-}
-
-// syncBuilder is a strings.Builder safe for the heartbeat's goroutine.
-type syncBuilder struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (s *syncBuilder) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuilder) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 // A document whose title and file name carry OSC 52 (clipboard write) and

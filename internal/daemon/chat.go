@@ -247,9 +247,22 @@ func (c *Chat) ask(ctx context.Context, a Ask, out ChatOutput) {
 		out.Final(ctx, "Error: "+err.Error(), true)
 	case strings.TrimSpace(res.Answer) == "":
 		out.Final(ctx, "(empty answer)", false)
+	case res.Truncated:
+		out.Final(ctx, res.Answer+"\n\n"+TruncatedNote(res.Model), false)
 	default:
 		out.Final(ctx, res.Answer, false)
 	}
+}
+
+// TruncatedNote is the line a chat answer cut at the model's output limit
+// ends with, in the CLI's words: a cut is easy to take for the end of the
+// answer, and whoever runs the daemon can raise the limit.
+func TruncatedNote(model string) string {
+	where := "the model's parameters"
+	if model != "" {
+		where = "[models." + model + "] parameters"
+	}
+	return "⚠️ The answer was cut at the model's output limit; set a higher max_tokens in " + where + "."
 }
 
 // progress throttles status lines from turn events.

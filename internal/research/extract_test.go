@@ -40,7 +40,7 @@ func TestExtractBadInput(t *testing.T) {
 		{"truncated pdf", "a.pdf", pdf[:len(pdf)/2], "corrupt PDF"},
 		{"not a pdf", "a.pdf", []byte("hello world"), "not a PDF"},
 		{"encrypted pdf", "a.pdf", []byte(strings.Replace(string(pdf), "/Root 1 0 R", "/Root 1 0 R /Encrypt << /Filter /Standard >>", 1)), "encrypted"},
-		{"no text pdf", "a.pdf", makePDF(t, [][]string{{}}), "no extractable text"},
+		{"no text pdf", "a.pdf", makePDF(t, [][]string{{}}), "no extractable text (scanned pages without a text layer?); OCR it first (ocrmypdf"},
 		{"binary txt", "a.txt", []byte("abc\x00\x01\x02"), "binary"},
 		{"pdf named txt", "a.txt", pdf, "binary"},
 		{"control bytes txt", "a.txt", []byte("\x01\x02\x03\x04\x05\x06\x81\x8d\x8f\x90 abc"), "not valid UTF-8 or Latin-1"},

@@ -2,6 +2,7 @@ package research
 
 import (
 	"bytes"
+	"errors"
 	"math"
 	"regexp"
 	"strings"
@@ -45,16 +46,24 @@ func extractPDF(data []byte) (*Document, error) {
 	}
 }
 
-func parsePDF(data []byte) (*Document, error) {
+func parsePDF(data []byte) (doc *Document, err error) {
+	// A PDF encrypted with an empty user password (only the owner's
+	// permissions are locked: common for published papers and statements)
+	// opens in any viewer without asking, so it is read here too: the
+	// library decrypts it with the empty password (RC4, AES-128).
 	r, err := pdf.NewReader(bytes.NewReader(data), int64(len(data)))
 	if err != nil {
-		if strings.Contains(strings.ToLower(err.Error()), "encrypt") || strings.Contains(err.Error(), "password") {
-			return nil, skipf("encrypted PDF (password protected)")
-		}
-		return nil, skipf("corrupt PDF (%v)", err)
+		return nil, pdfOpenError(err)
 	}
 	if r.Trailer().Key("Encrypt").Kind() != pdf.Null {
-		return nil, skipf("encrypted PDF (password protected)")
+		// A stream that does not decode after decryption means the
+		// decryption was wrong, not that the file is damaged: say so,
+		// rather than "corrupt PDF (zlib: invalid header)".
+		defer func() {
+			if p := recover(); p != nil {
+				doc, err = nil, skipf("encrypted PDF that asky could not decrypt (%v); %s", p, decryptHint)
+			}
+		}()
 	}
 	var pages []string
 	fonts := fontStats{boldLines: map[string]bool{}}
@@ -69,8 +78,11 @@ func parsePDF(data []byte) (*Document, error) {
 	// a soft one, and keeping it never glues two words together. A soft
 	// hyphen (U+00AD) at the line end is a break and nothing else.
 	text = cleanGlyphs(joinLineHyphens(text))
+	if fields := formFields(r); fields != "" {
+		text = strings.TrimRight(text, "\n") + "\n\n" + fields
+	}
 	if strings.TrimSpace(text) == "" {
-		return nil, skipf("PDF has no extractable text (scanned images?)")
+		return nil, skipf("PDF has no extractable text (scanned pages without a text layer?); OCR it first (ocrmypdf in.pdf out.pdf) and ingest the result")
 	}
 	// The metadata title is kept only when the document shows it: tools
 	// often leave their own name there ("Enscript Output", "Microsoft Word
@@ -345,4 +357,22 @@ func dropControl(r rune) rune {
 		return -1
 	}
 	return r
+}
+
+// decryptHint is what to do with an encrypted PDF asky cannot read.
+const decryptHint = "save a decrypted copy (qpdf --decrypt in.pdf out.pdf) and ingest that"
+
+// pdfOpenError is the one-line skip reason for a PDF the library cannot
+// open, with what to do for an encrypted one.
+func pdfOpenError(err error) error {
+	msg := err.Error()
+	switch {
+	case errors.Is(err, pdf.ErrInvalidPassword) || strings.Contains(strings.ToLower(msg), "password"):
+		return skipf("encrypted PDF: it needs a password; save a decrypted copy (qpdf --decrypt --password=PW in.pdf out.pdf) and ingest that")
+	case strings.Contains(msg, "256-bit encryption key") || strings.Contains(msg, "revision R=5") || strings.Contains(msg, "revision R=6"):
+		return skipf("encrypted PDF (AES-256), which asky cannot read yet; %s", decryptHint)
+	case strings.Contains(msg, "encryption"):
+		return skipf("encrypted PDF with an encryption asky cannot read (%s); %s", strings.TrimPrefix(strings.TrimPrefix(msg, "unsupported PDF: "), "malformed PDF: "), decryptHint)
+	}
+	return skipf("corrupt PDF (%v)", err)
 }

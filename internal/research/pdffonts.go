@@ -85,16 +85,17 @@ type boldState struct {
 
 // heading decides whether the bold line lines[0] starts a heading. A long
 // title wraps: following bold lines join it while it has at least six
-// words and stays under 25. It returns the title, the number of lines it
-// spans and its level: 1 for a standard paper section or before any, 2
-// for the subsections after one.
+// words, or ends on a word no title ends on ("… What" / "You Need"), and
+// stays under 25. It returns the title, the number of lines it spans and
+// its level: 1 for a standard paper section or before any, 2 for the
+// subsections after one.
 func (bs *boldState) heading(lines []string, bold map[string]bool) (string, int, int, bool) {
 	title := boldKey(lines[0])
 	if !boldTitle(title) {
 		return "", 0, 0, false
 	}
 	n := 1
-	for n < len(lines) && n < 3 && len(strings.Fields(title)) >= 6 && !isPaperSection(title) {
+	for n < len(lines) && n < 3 && (len(strings.Fields(title)) >= 6 || endsOpen(title)) && !isPaperSection(title) {
 		next := boldKey(lines[n])
 		if next == "" || !bold[next] || !boldTitle(next) || isPaperSection(next) || len(strings.Fields(title+" "+next)) > 24 {
 			break
@@ -109,6 +110,21 @@ func (bs *boldState) heading(lines []string, bold map[string]bool) (string, int,
 		level = 2
 	}
 	return title, n, level, true
+}
+
+// openEnds are words a title does not end on: a bold line ending on one
+// was wrapped, and the next bold line is the rest of it.
+var openEnds = map[string]bool{
+	"a": true, "an": true, "the": true, "of": true, "for": true, "and": true, "or": true, "to": true,
+	"in": true, "on": true, "with": true, "at": true, "by": true, "from": true, "via": true, "into": true,
+	"as": true, "is": true, "are": true, "what": true, "how": true, "why": true, "when": true, "which": true,
+	"that": true, "vs": true, "versus": true, "without": true, "through": true, "between": true,
+}
+
+// endsOpen reports a title line that ends on a word from openEnds.
+func endsOpen(t string) bool {
+	f := strings.Fields(t)
+	return len(f) > 1 && openEnds[strings.ToLower(strings.TrimRight(f[len(f)-1], ":,;"))]
 }
 
 // boldTitle reports whether a bold line can be a title: not a caption,

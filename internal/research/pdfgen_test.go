@@ -11,8 +11,9 @@ import (
 // objects are added in any order, pages list their resources and content
 // stream, and the xref offsets are computed so real parsers accept them.
 type pdfGen struct {
-	objs  []string
-	pages []int
+	objs    []string
+	pages   []int
+	catalog string // more entries for the catalog (an /AcroForm)
 }
 
 func newPDFGen() *pdfGen { return &pdfGen{objs: []string{"", ""}} } // 1 catalog, 2 pages
@@ -44,7 +45,7 @@ func (g *pdfGen) page(fonts map[string]int, content string) {
 }
 
 func (g *pdfGen) bytes() []byte {
-	g.objs[0] = "<< /Type /Catalog /Pages 2 0 R >>"
+	g.objs[0] = "<< /Type /Catalog /Pages 2 0 R " + g.catalog + ">>"
 	kids := make([]string, len(g.pages))
 	for i, p := range g.pages {
 		kids[i] = fmt.Sprintf("%d 0 R", p)

@@ -14,6 +14,7 @@ import (
 	"github.com/askygo/asky/internal/config"
 	"github.com/askygo/asky/internal/iostreams"
 	"github.com/askygo/asky/internal/llm"
+	"github.com/askygo/asky/internal/research"
 )
 
 // testEnv is an isolated ASKY_HOME with a factory over it.
@@ -346,6 +347,31 @@ func TestProgressBar(t *testing.T) {
 	if !strings.HasSuffix(b.String(), "\r") {
 		t.Fatal("not cleared")
 	}
+}
+
+// While one large file is read (no per-file update for many seconds),
+// the heartbeat redraws the bar with the time spent, so it does not look
+// hung; it stays quiet while updates come.
+func TestProgressBarHeartbeat(t *testing.T) {
+	var b iostreams.SyncBuffer
+	p := &progressBar{w: &b, tick: 20 * time.Millisecond}
+	p.draw(0, 100, 0, ingestCounts(research.Progress{TotalFiles: 1, TotalBytes: 19e6}))
+	stop := p.heartbeat(time.Now().Add(-3 * time.Second))
+	deadline := time.Now().Add(5 * time.Second)
+	for !strings.Contains(b.String(), "0/1 files  0.0/19.0 MB  0 chunks  (working, 3s)") {
+		if time.Now().After(deadline) {
+			stop()
+			t.Fatalf("no heartbeat: %q", b.String())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	stop()
+	n := len(b.String())
+	time.Sleep(60 * time.Millisecond)
+	if len(b.String()) != n {
+		t.Fatal("drawn after stop")
+	}
+	p.clear()
 }
 
 // A document whose title and file name carry OSC 52 (clipboard write) and

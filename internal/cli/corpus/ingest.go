@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/MakeNowJust/heredoc"
@@ -107,10 +108,20 @@ func ingestRun(ctx context.Context, opts *IngestOptions) error {
 	if opts.IO.IsStderrTTY() && !opts.JSON {
 		bar = &progressBar{w: opts.IO.ErrOut}
 		in.OnProgress = bar.update
+		var total int64
+		for _, t := range targets {
+			total += t.Size
+		}
+		bar.draw(0, int(total), 0, ingestCounts(research.Progress{TotalFiles: len(targets), TotalBytes: total}))
 		in.OnSnapshot = bar.snapshot()
 	}
 	start := time.Now()
+	stopBeat := func() {}
+	if bar != nil {
+		stopBeat = bar.heartbeat(start)
+	}
 	results, err := in.Ingest(ctx, targets)
+	stopBeat()
 	if bar != nil {
 		bar.clear()
 	}
@@ -183,7 +194,8 @@ func ingestRun(ctx context.Context, opts *IngestOptions) error {
 				fmt.Fprintf(opts.IO.Out, "  unchanged (failed before)  %s: %s\n", render.SanitizeLine(r.Path), render.SanitizeLine(r.Reason))
 			}
 		} else if len(before) > 0 && len(fails) == 0 {
-			fmt.Fprintf(opts.IO.ErrOut, "note: %d files that failed before are unchanged; `asky corpus ingest -v …` lists them\n", len(before))
+			fmt.Fprintf(opts.IO.ErrOut, "note: %d %s; `asky corpus ingest -v …` lists %s\n", len(before),
+				plural(len(before), "file that failed before is unchanged", "files that failed before are unchanged"), plural(len(before), "it", "them"))
 		}
 		if ix.Missing > 0 {
 			fmt.Fprintf(opts.IO.ErrOut, "note: %d chunks have no vectors for the current embedder; run `asky corpus reindex`\n", ix.Missing)
@@ -251,16 +263,28 @@ func plural(n int, one, many string) string {
 	return many
 }
 
-// progressBar draws files, MB, chunks and ETA on one stderr line.
+// progressBar draws files, MB, chunks and ETA on one stderr line. It is
+// drawn from the ingest's writing goroutine and from its heartbeat.
 type progressBar struct {
-	w    interface{ Write([]byte) (int, error) }
+	w  interface{ Write([]byte) (int, error) }
+	mu sync.Mutex
+	// tick is the heartbeat's interval (a second when zero).
+	tick time.Duration
 	last time.Time
 	n    int
+	// The last counts drawn, which the heartbeat redraws.
+	done, total int
+	counts      string
 }
 
 func (p *progressBar) update(pr research.Progress) {
-	p.draw(int(pr.Bytes), int(pr.TotalBytes), pr.Elapsed, fmt.Sprintf("%d/%d files  %.1f/%.1f MB  %d chunks",
-		pr.Files, pr.TotalFiles, float64(pr.Bytes)/1e6, float64(pr.TotalBytes)/1e6, pr.Chunks))
+	p.draw(int(pr.Bytes), int(pr.TotalBytes), pr.Elapsed, ingestCounts(pr))
+}
+
+// ingestCounts is the bar's text for an ingest.
+func ingestCounts(pr research.Progress) string {
+	return fmt.Sprintf("%d/%d files  %.1f/%.1f MB  %d chunks",
+		pr.Files, pr.TotalFiles, float64(pr.Bytes)/1e6, float64(pr.TotalBytes)/1e6, pr.Chunks)
 }
 
 // snapshot reports the vector snapshot being written.
@@ -277,6 +301,13 @@ func (p *progressBar) snapshot() research.SnapshotProgress {
 // draw redraws the bar for done of total units with an ETA extrapolated
 // from the elapsed time, at most every 100 ms (and always at the end).
 func (p *progressBar) draw(done, total int, elapsed time.Duration, counts string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.done, p.total, p.counts = done, total, counts
+	p.drawLocked(done, total, elapsed, counts)
+}
+
+func (p *progressBar) drawLocked(done, total int, elapsed time.Duration, counts string) {
 	if time.Since(p.last) < 100*time.Millisecond && done < total {
 		return
 	}
@@ -292,8 +323,43 @@ func (p *progressBar) draw(done, total int, elapsed time.Duration, counts string
 		filled = min(width, int(float64(width)*float64(done)/float64(total)))
 	}
 	line := fmt.Sprintf("\r[%s%s] %s  ETA %s", strings.Repeat("=", filled), strings.Repeat(" ", width-filled), counts, eta)
+	if pad := p.n - len(line); pad > 0 {
+		line += strings.Repeat(" ", pad) // a shorter line must not leave the end of the longer one
+	}
 	p.n = len(line)
 	fmt.Fprint(p.w, line)
+}
+
+// heartbeat starts redrawing the last counts with the time spent, every
+// tick in which nothing else was drawn: one large file (a 20,000-page
+// PDF) is read, chunked and embedded before its first update, and a blank
+// or still line for 20 s looks like a hang. Stop it before clear.
+func (p *progressBar) heartbeat(start time.Time) (stop func()) {
+	tick := p.tick
+	if tick <= 0 {
+		tick = time.Second
+	}
+	done := make(chan struct{})
+	stopped := make(chan struct{})
+	go func() {
+		defer close(stopped)
+		t := time.NewTicker(tick)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				p.mu.Lock()
+				if time.Since(p.last) >= tick {
+					spent := time.Since(start)
+					p.drawLocked(p.done, p.total, spent, fmt.Sprintf("%s  (working, %s)", p.counts, spent.Round(time.Second)))
+				}
+				p.mu.Unlock()
+			}
+		}
+	}()
+	return func() { close(done); <-stopped }
 }
 
 func (p *progressBar) clear() {

@@ -99,6 +99,49 @@ func bodyError(err error) apiError {
 	return apiError{Status: http.StatusBadRequest, Type: "invalid_request_error", Message: "invalid JSON body: " + err.Error()}
 }
 
+// unknownAskField answers a /v1/ask body with a field the endpoint does
+// not take, naming it and what the endpoint does take: a typo such as
+// max_token would otherwise read as a JSON syntax problem, and a chat
+// field (stream, messages) says where it belongs. ok is false when err is
+// not an unknown field.
+func unknownAskField(err error) (apiError, bool) {
+	const prefix = `json: unknown field "`
+	msg := err.Error()
+	if !strings.HasPrefix(msg, prefix) {
+		return apiError{}, false
+	}
+	field := strings.TrimSuffix(strings.TrimPrefix(msg, prefix), `"`)
+	var why string
+	switch field {
+	case "stream", "stream_options":
+		why = "/v1/ask answers in one JSON object; to stream, use POST /v1/chat/completions with \"stream\": true"
+	case "user":
+		why = "/v1/ask names the conversation (session http:NAME) with \"conversation\""
+	case "messages", "prompt":
+		why = "/v1/ask takes the question as \"question\" (a string); for a message list use POST /v1/chat/completions"
+	default:
+		why = "/v1/ask takes " + strings.Join(jsonFields(reflect.TypeFor[askRequest]()), ", ")
+	}
+	return apiError{Status: http.StatusBadRequest, Type: "invalid_request_error", Code: "unknown_parameter", Param: field,
+		Message: fmt.Sprintf("unknown parameter %q: %s", field, why)}, true
+}
+
+// jsonFields lists the JSON names of a struct's fields, embedded structs'
+// fields in place.
+func jsonFields(t reflect.Type) []string {
+	var names []string
+	for f := range t.Fields() {
+		if f.Anonymous {
+			names = append(names, jsonFields(f.Type)...)
+			continue
+		}
+		if name, _, _ := strings.Cut(f.Tag.Get("json"), ","); name != "" && name != "-" {
+			names = append(names, name)
+		}
+	}
+	return names
+}
+
 // jsonKind names a Go type as a JSON client knows it.
 func jsonKind(t reflect.Type) string {
 	switch t.Kind() {

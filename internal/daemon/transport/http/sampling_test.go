@@ -100,8 +100,18 @@ func samplingRequests(fields string) []samplingRequest {
 func TestAskUnknownFields(t *testing.T) {
 	fr := &fakeRunner{}
 	srv := newServer(t, fr, Options{})
-	if resp, b := do(t, "POST", srv.URL+"/v1/ask", "", `{"question":"x","verbosity":"low"}`); resp.StatusCode != 400 || !strings.Contains(b, `unknown field \"verbosity\"`) {
-		t.Fatalf("%d %s", resp.StatusCode, b)
+	for body, want := range map[string]string{
+		// A typo names the field and what the endpoint takes.
+		`{"question":"x","max_token":5}`:     `"code":"unknown_parameter","message":"unknown parameter \"max_token\": /v1/ask takes question, model, conversation, lean, temperature, top_p, max_tokens,`,
+		`{"question":"x","verbosity":"low"}`: `"param":"verbosity"`,
+		// A chat field says where it belongs.
+		`{"question":"x","stream":true}`: `to stream, use POST /v1/chat/completions with \"stream\": true`,
+		`{"question":"x","user":"trip"}`: `names the conversation (session http:NAME) with \"conversation\"`,
+		`{"messages":[{"role":"user"}]}`: `/v1/ask takes the question as \"question\"`,
+	} {
+		if resp, b := do(t, "POST", srv.URL+"/v1/ask", "", body); resp.StatusCode != 400 || !strings.Contains(b, want) {
+			t.Fatalf("%s: %d %s", body, resp.StatusCode, b)
+		}
 	}
 	do(t, "POST", srv.URL+"/v1/ask", "", `{"question":"x"}`)
 	if got := fr.last().Sampling; !got.IsZero() {

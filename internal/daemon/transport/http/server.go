@@ -327,6 +327,10 @@ func (s *Server) ask(w http.ResponseWriter, r *http.Request) {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&req); err != nil {
+		if e, ok := unknownAskField(err); ok {
+			e.write(w)
+			return
+		}
 		bodyError(err).write(w)
 		return
 	}

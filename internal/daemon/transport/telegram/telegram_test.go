@@ -363,3 +363,26 @@ func TestNetworkDropDuringPoll(t *testing.T) {
 		t.Fatalf("%+v", s)
 	}
 }
+
+// An answer cut at the output limit says so in the chat, as the CLI does
+// on stderr: otherwise the cut reads as the end of the answer.
+func TestTruncatedAnswerSaysSo(t *testing.T) {
+	api := newFake(t)
+	r := runnerFunc(func(_ context.Context, a daemon.Ask) (*turn.Result, error) {
+		if a.Question == "cut" {
+			return &turn.Result{Answer: "The first half", Model: "gpt", Truncated: true}, nil
+		}
+		return &turn.Result{Answer: "whole", Model: "gpt"}, nil
+	})
+	start(t, api, r, "", nil)
+	api.push(1, 42, 42, "cut", nil)
+	got := waitSent(t, api, 42, 1)
+	want := "The first half\n\n⚠️ The answer was cut at the model's output limit; set a higher max_tokens in [models.gpt] parameters."
+	if got[0].Params["text"] != want {
+		t.Fatalf("%q", got[0].Params["text"])
+	}
+	api.push(2, 42, 42, "whole", nil)
+	if got = waitSent(t, api, 42, 2); got[1].Params["text"] != "whole" {
+		t.Fatalf("%q", got[1].Params["text"])
+	}
+}

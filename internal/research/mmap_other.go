@@ -20,9 +20,6 @@ func mapRows(*os.File, int64) ([]byte, error) { return nil, nil }
 
 func unmapFile([]byte) {}
 
-// willNeed has nothing to hint here: rows are read with pread.
-func willNeed([]byte, int64, int64) {}
-
 // lockFile is not available here: ingests rewrite the snapshot at their
 // end instead of appending to it.
 func lockFile(*os.File) error { return errors.New("no file locks") }

@@ -35,17 +35,6 @@ func mapRows(f *os.File, size int64) ([]byte, error) {
 	return b, nil
 }
 
-// willNeed asks the kernel to read the pages under b[off:off+n] in the
-// background: rows that are not in the page cache are then read with
-// one request in flight per row rather than one page fault at a time
-// (a query rescoring a few hundred rows of a rows file evicted from the
-// cache waited on each read in turn). For resident pages it is a lookup.
-func willNeed(b []byte, off, n int64) {
-	page := int64(os.Getpagesize())
-	lo, hi := off&^(page-1), min(int64(len(b)), off+n)
-	_ = unix.Madvise(b[lo:hi], unix.MADV_WILLNEED)
-}
-
 func unmapFile(b []byte) {
 	if b != nil {
 		_ = syscall.Munmap(b)

@@ -124,7 +124,7 @@ func (t *Transport) keepalive(ctx context.Context, l *link) error {
 		pctx, cancel := context.WithTimeout(ctx, t.o.PingTimeout)
 		written := make(chan error, 1)
 		go func() {
-			written <- l.s.Send(pctx, ping.IQ{IQ: stanza.IQ{ID: id, Type: stanza.GetIQ, To: server}}.TokenReader())
+			written <- l.s.Send(writeCtx(pctx), ping.IQ{IQ: stanza.IQ{ID: id, Type: stanza.GetIQ, To: server}}.TokenReader())
 		}()
 		timer.Reset(t.o.PingTimeout)
 		err := t.awaitPong(ctx, l, id, written, timer)

@@ -214,7 +214,7 @@ func (t *Transport) join(ctx context.Context, s *xmpp.Session, room string) {
 	if since, ok := t.historySince(room); ok {
 		p.X.History.MaxStanzas, p.X.History.Since = lateFetch, since.Format(time.RFC3339)
 	}
-	if err := s.Encode(ctx, p); err != nil {
+	if err := s.Encode(writeCtx(ctx), p); err != nil {
 		t.dropHistory(room)
 		fmt.Fprintf(t.o.Log, "xmpp: joining %s: %v\n", room, err)
 	}

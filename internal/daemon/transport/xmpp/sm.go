@@ -67,7 +67,7 @@ func (m *smState) ackNow(s *xmpp.Session) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
-	_ = s.Encode(ctx, smAck{H: m.h.Load()})
+	_ = s.Encode(writeCtx(ctx), smAck{H: m.h.Load()})
 }
 
 // enableSM asks for stream management when the server offers it.
@@ -77,3 +77,13 @@ func enableSM(ctx context.Context, s *xmpp.Session) error {
 	}
 	return s.Send(ctx, xmlstream.Wrap(nil, xml.StartElement{Name: xml.Name{Space: nsSM, Local: "enable"}}))
 }
+
+// writeCtx is ctx without its cancellation, for the session's writes.
+// mellium's Encode and Send start a goroutine that sets the connection's
+// write deadline to the past when their context is done; it may run only
+// after the write returned, when another goroutine is writing, whose
+// write then fails half way ("i/o timeout") and breaks the stream — seen
+// when a context was cancelled right after a write. A stuck write ends
+// when the socket is closed: by the keepalive when pings go unanswered,
+// by the login deadline, or at stop.
+func writeCtx(ctx context.Context) context.Context { return context.WithoutCancel(ctx) }

@@ -332,11 +332,11 @@ func (t *Transport) connect(ctx context.Context) (*xmpp.Session, *activityConn, 
 	if err != nil {
 		return fail(err)
 	}
-	if err := enableSM(ctx, s); err != nil {
+	if err := enableSM(writeCtx(ctx), s); err != nil {
 		s.Close()
 		return fail(err)
 	}
-	if err := s.Send(ctx, stanza.Presence{}.Wrap(nil)); err != nil {
+	if err := s.Send(writeCtx(ctx), stanza.Presence{}.Wrap(nil)); err != nil {
 		s.Close()
 		return fail(err)
 	}
@@ -419,7 +419,7 @@ func (t *Transport) send(ctx context.Context, v any, wait bool) error {
 			return errors.New("not delivered: the daemon stopped")
 		}
 		if s != nil {
-			err := s.Encode(ctx, v)
+			err := s.Encode(writeCtx(ctx), v)
 			if err == nil {
 				return nil
 			}

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"encoding/json"
 	"bytes"
 	"errors"
 	"fmt"
@@ -223,6 +224,23 @@ func setTree(tree map[string]any, path []string, v any) error {
 	}
 	tree[path[len(path)-1]] = v
 	return nil
+}
+
+// ReadJSONFile decodes the JSON file at path into v, the state files
+// WriteFileAtomic writes. A missing file (or an empty path) leaves v as
+// it is and is not an error; found says whether there was one.
+func ReadJSONFile(path string, v any) (found bool, err error) {
+	if path == "" {
+		return false, nil
+	}
+	b, err := os.ReadFile(path)
+	if os.IsNotExist(err) {
+		return false, nil
+	}
+	if err != nil {
+		return true, err
+	}
+	return true, json.Unmarshal(b, v)
 }
 
 // WriteFileAtomic replaces path with data: a temp file in the same

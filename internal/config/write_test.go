@@ -267,3 +267,28 @@ id = "mid"
 		t.Errorf("typo: %v", err)
 	}
 }
+
+func TestReadJSONFile(t *testing.T) {
+	dir := t.TempDir()
+	var v map[string]int
+	if found, err := ReadJSONFile("", &v); found || err != nil {
+		t.Fatalf("empty path: %v %v", found, err)
+	}
+	if found, err := ReadJSONFile(filepath.Join(dir, "none.json"), &v); found || err != nil || v != nil {
+		t.Fatalf("missing file: %v %v %v", found, err, v)
+	}
+	good := filepath.Join(dir, "good.json")
+	if err := WriteFileAtomic(good, []byte(`{"a":1}`)); err != nil {
+		t.Fatal(err)
+	}
+	if found, err := ReadJSONFile(good, &v); !found || err != nil || v["a"] != 1 {
+		t.Fatalf("good file: %v %v %v", found, err, v)
+	}
+	bad := filepath.Join(dir, "bad.json")
+	if err := WriteFileAtomic(bad, []byte(`{"a":`)); err != nil {
+		t.Fatal(err)
+	}
+	if found, err := ReadJSONFile(bad, &v); !found || err == nil {
+		t.Fatalf("damaged file: %v %v", found, err)
+	}
+}

@@ -9,6 +9,8 @@ import (
 	"sync"
 
 	"github.com/go-telegram/bot/models"
+
+	"github.com/askygo/asky/internal/config"
 )
 
 // journal persists the polling offset and the updates accepted but not
@@ -33,17 +35,7 @@ type journalState struct {
 
 func openJournal(path string) (*journal, error) {
 	j := &journal{path: path, state: journalState{Pending: map[int64]*models.Update{}}}
-	if path == "" {
-		return j, nil
-	}
-	b, err := os.ReadFile(path)
-	if os.IsNotExist(err) {
-		return j, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	if err := json.Unmarshal(b, &j.state); err != nil {
+	if _, err := config.ReadJSONFile(path, &j.state); err != nil {
 		return nil, fmt.Errorf("telegram offset file %s: %w", path, err)
 	}
 	if j.state.Pending == nil {

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"encoding/xml"
 	"fmt"
-	"os"
 	"slices"
 	"sync"
 	"time"
@@ -34,18 +33,8 @@ type rooms struct {
 
 func loadRooms(path string) (*rooms, error) {
 	r := &rooms{path: path, nicks: map[string]string{}, passwords: map[string]string{}}
-	if path == "" {
-		return r, nil
-	}
-	b, err := os.ReadFile(path)
-	if os.IsNotExist(err) {
-		return r, nil
-	}
-	if err != nil {
-		return nil, err
-	}
 	var entries []json.RawMessage
-	if err := json.Unmarshal(b, &entries); err != nil {
+	if _, err := config.ReadJSONFile(path, &entries); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	for _, e := range entries {

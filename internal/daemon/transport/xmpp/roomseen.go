@@ -3,7 +3,6 @@ package xmpp
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"strings"
 	"sync"
 	"time"
@@ -49,17 +48,7 @@ func seenPath(roomsFile string) string {
 
 func loadSeen(path string, now func() time.Time) (*roomSeen, error) {
 	s := &roomSeen{path: path, now: now, rooms: map[string]*seenRoom{}}
-	if path == "" {
-		return s, nil
-	}
-	b, err := os.ReadFile(path)
-	if os.IsNotExist(err) {
-		return s, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	if err := json.Unmarshal(b, &s.rooms); err != nil {
+	if _, err := config.ReadJSONFile(path, &s.rooms); err != nil {
 		return nil, fmt.Errorf("%s: %w (delete it: the bot then only misses the history of its downtime)", path, err)
 	}
 	for k, r := range s.rooms {

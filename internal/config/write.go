@@ -1,8 +1,8 @@
 package config
 
 import (
-	"encoding/json"
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"

@@ -266,9 +266,17 @@ func (s *Store) PutSourceVectors(ctx context.Context, fingerprint string, source
 // embedder can never be queried again. The generation changes only when
 // something was deleted, so the snapshot of a kept space stays valid.
 func (s *Store) DropOtherSpaces(ctx context.Context, keep ...string) error {
+	_, err := s.DropOtherSpacesCounted(ctx, keep...)
+	return err
+}
+
+// DropOtherSpacesCounted is DropOtherSpaces that returns how many vectors
+// it deleted in each space: when any, the generation moved by exactly
+// one, and a cache of a kept space can follow it (see SourceWrite.Dropped).
+func (s *Store) DropOtherSpacesCounted(ctx context.Context, keep ...string) (map[string]int, error) {
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer tx.Rollback()
 	in, args := "''", []any{}
@@ -278,9 +286,21 @@ func (s *Store) DropOtherSpaces(ctx context.Context, keep ...string) error {
 			args = append(args, k)
 		}
 	}
+	type count struct {
+		fp string
+		n  int
+	}
+	counts, err := queryAll(ctx, tx, func(r scanner) (count, error) {
+		var c count
+		err := r.Scan(&c.fp, &c.n)
+		return c, err
+	}, `SELECT fingerprint, sum(n) FROM corpus_vector_blocks WHERE fingerprint NOT IN (`+in+`) GROUP BY fingerprint`, args...)
+	if err != nil {
+		return nil, err
+	}
 	res, err := tx.ExecContext(ctx, `DELETE FROM corpus_vector_blocks WHERE fingerprint NOT IN (`+in+`)`, args...)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	deleted, _ := res.RowsAffected()
 	keys := make([]any, len(args))
@@ -288,17 +308,21 @@ func (s *Store) DropOtherSpaces(ctx context.Context, keep ...string) error {
 		keys[i] = vectorsKey(k)
 	}
 	if _, err := tx.ExecContext(ctx, `DELETE FROM corpus_state WHERE key LIKE 'vectors %' AND key NOT IN (`+in+`)`, keys...); err != nil {
-		return err
+		return nil, err
 	}
 	if _, err := tx.ExecContext(ctx, `DELETE FROM embedding_space WHERE fingerprint NOT IN (`+in+`)`, args...); err != nil {
-		return err
+		return nil, err
 	}
+	dropped := map[string]int{}
 	if deleted > 0 {
 		if err := bumpGeneration(ctx, tx); err != nil {
-			return err
+			return nil, err
+		}
+		for _, c := range counts {
+			dropped[c.fp] = c.n
 		}
 	}
-	return tx.Commit()
+	return dropped, tx.Commit()
 }
 
 // VectorStorage returns the bytes the vector table takes in the database

@@ -51,15 +51,17 @@ func reindexRun(ctx context.Context, opts *ReindexOptions) error {
 		return err
 	}
 	var bar *progressBar
+	var snap research.SnapshotProgress
 	if opts.IO.IsStderrTTY() {
 		bar = &progressBar{w: opts.IO.ErrOut}
+		snap = bar.snapshot()
 	}
 	start := time.Now()
 	n, err := research.Reindex(ctx, ix, func(done, total int) {
 		if bar != nil {
 			bar.draw(done, total, time.Since(start), fmt.Sprintf("%d/%d chunks", done, total))
 		}
-	})
+	}, snap)
 	if bar != nil {
 		bar.clear()
 	}

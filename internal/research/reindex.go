@@ -53,7 +53,7 @@ func Reindex(ctx context.Context, ix *Index, progress func(done, total int), sna
 	}
 	if len(dropped) > 0 {
 		// One generation for the drop: the kept snapshots follow it.
-		others.removed(ctx, dropped)
+		others.spacesDropped(ctx, dropped)
 		if app != nil && app.appendRows(ctx, app.gen+1, nil, nil) != nil {
 			app.close()
 			app = nil

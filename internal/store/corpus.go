@@ -116,10 +116,10 @@ type SourceWrite struct {
 	// caches of the vectors can be extended instead of rebuilt.
 	Replaced bool
 	ChunkIDs []int64
-	// Dropped counts, per space, the vectors of the replaced version
-	// that were deleted: a cache of another space's vectors (the deep
-	// tier's snapshot) stays exact across the write when it lost none.
-	Dropped map[string]int
+	// Dropped lists, per space, the chunk ids whose vectors (of the
+	// replaced version) were deleted: a cache of the space's vectors
+	// (a snapshot) follows the write by removing exactly those.
+	Dropped map[string][]int64
 }
 
 // ReplaceCorpusSource writes a document, its chunks, their FTS rows (by
@@ -269,7 +269,7 @@ func chunkIDs(ctx context.Context, tx *sql.Tx, sourceID int64) (map[int]int64, e
 	return out, r.Err()
 }
 
-func deleteChunks(ctx context.Context, tx *sql.Tx, sourceID int64) (map[string]int, error) {
+func deleteChunks(ctx context.Context, tx *sql.Tx, sourceID int64) (map[string][]int64, error) {
 	dropped, err := deleteVectorBlocks(ctx, tx, sourceID, "")
 	if err != nil {
 		return nil, err
@@ -288,9 +288,9 @@ func (s *Store) DeleteCorpusSource(ctx context.Context, id int64) error {
 	return err
 }
 
-// RemoveCorpusSource is DeleteCorpusSource that also returns how many
-// vectors it deleted in each space (see SourceWrite.Dropped).
-func (s *Store) RemoveCorpusSource(ctx context.Context, id int64) (map[string]int, error) {
+// RemoveCorpusSource is DeleteCorpusSource that also returns the chunk
+// ids whose vectors it deleted in each space (see SourceWrite.Dropped).
+func (s *Store) RemoveCorpusSource(ctx context.Context, id int64) (map[string][]int64, error) {
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return nil, err

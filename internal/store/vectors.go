@@ -48,40 +48,45 @@ func putVectorBlocks(ctx context.Context, tx *sql.Tx, sourceID int64, fingerprin
 }
 
 // deleteVectorBlocks removes a source's vectors in one space (all spaces
-// when fingerprint is empty), uncounts them and returns how many it
-// removed from each space.
-func deleteVectorBlocks(ctx context.Context, tx *sql.Tx, sourceID int64, fingerprint string) (map[string]int, error) {
-	rows, err := tx.QueryContext(ctx, `SELECT fingerprint, sum(n) FROM corpus_vector_blocks WHERE source_id = ? AND (? = '' OR fingerprint = ?) GROUP BY fingerprint`,
+// when fingerprint is empty), uncounts them and returns the chunk ids it
+// removed from each space (the id lists are small next to the vectors).
+func deleteVectorBlocks(ctx context.Context, tx *sql.Tx, sourceID int64, fingerprint string) (map[string][]int64, error) {
+	rows, err := tx.QueryContext(ctx, `SELECT fingerprint, n, ids FROM corpus_vector_blocks WHERE source_id = ? AND (? = '' OR fingerprint = ?) ORDER BY id`,
 		sourceID, fingerprint, fingerprint)
 	if err != nil {
 		return nil, err
 	}
-	counts := map[string]int{}
+	dropped := map[string][]int64{}
+	var idb sql.RawBytes
 	for rows.Next() {
 		var fp string
 		var n int
-		if err := rows.Scan(&fp, &n); err != nil {
+		if err := rows.Scan(&fp, &n, &idb); err != nil {
 			rows.Close()
 			return nil, err
 		}
-		counts[fp] = n
+		ids := dropped[fp]
+		for i := 0; i < n && 8*i+8 <= len(idb); i++ {
+			ids = append(ids, int64(binary.BigEndian.Uint64(idb[8*i:])))
+		}
+		dropped[fp] = ids
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
-	if len(counts) == 0 {
+	if len(dropped) == 0 {
 		return nil, nil
 	}
 	if _, err := tx.ExecContext(ctx, `DELETE FROM corpus_vector_blocks WHERE source_id = ? AND (? = '' OR fingerprint = ?)`, sourceID, fingerprint, fingerprint); err != nil {
 		return nil, err
 	}
-	for fp, n := range counts {
-		if err := addState(ctx, tx, vectorsKey(fp), -n); err != nil {
+	for fp, ids := range dropped {
+		if err := addState(ctx, tx, vectorsKey(fp), -len(ids)); err != nil {
 			return nil, err
 		}
 	}
-	return counts, nil
+	return dropped, nil
 }
 
 func vectorsKey(fingerprint string) string { return "vectors " + fingerprint }

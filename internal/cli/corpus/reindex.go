@@ -29,7 +29,9 @@ func NewCmdReindex(f *cmdutil.Factory, runF func(context.Context, *ReindexOption
 			Embed every chunk that has no vector for the configured embedder
 			(after changing [research.embedding], or when the model behind a name
 			changed), from the stored chunk text; files are not re-read. Vectors
-			of other embedders are dropped: spaces are never mixed.
+			of other embedders are dropped: spaces are never mixed. The deep
+			tier's vectors ([research.deep]) are kept, and both vector caches
+			are brought up to date, so the next query starts at once.
 		`),
 		Example: heredoc.Doc(`
 			$ asky corpus reindex

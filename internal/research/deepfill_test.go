@@ -18,24 +18,6 @@ func snapDeepCorpus(t *testing.T, deep Embedder, docs map[string]string) (*Index
 	return ix, dir
 }
 
-// sameAsRebuild fails unless the snapshot files hold exactly what a
-// rewrite from SQLite writes.
-func sameAsRebuild(t *testing.T, ix *Index) {
-	t.Helper()
-	kept, _ := os.ReadFile(ix.snapshotPath())
-	keptRows, _ := os.ReadFile(ix.rowsPath())
-	ix.Invalidate()
-	ix.removeSnapshot()
-	if err := ix.RefreshSnapshot(context.Background(), nil); err != nil {
-		t.Fatal(err)
-	}
-	fresh, _ := os.ReadFile(ix.snapshotPath())
-	freshRows, _ := os.ReadFile(ix.rowsPath())
-	if len(kept) == 0 || string(fresh) != string(kept) || string(freshRows) != string(keptRows) {
-		t.Fatalf("snapshot kept by the fill (%d+%d bytes) differs from a rebuild (%d+%d bytes)", len(kept), len(keptRows), len(fresh), len(freshRows))
-	}
-}
-
 // TestDeepFillKeepsSnapshotCurrent checks that the deep snapshot is
 // current after every committed batch of a fill (so a query during or
 // right after it maps the files instead of rewriting them from SQLite),

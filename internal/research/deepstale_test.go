@@ -104,13 +104,17 @@ func TestIngestKeepsDeepSnapshotCurrent(t *testing.T) {
 }
 
 // deepAfterChange runs change on a corpus whose deep pass has run (its
-// deep vectors change: they must leave the files), then the first query,
-// which must rewrite nothing nor return a hit stale flags, and answer as
-// a rewrite of the deep snapshot would.
+// deep vectors change: their rows must leave the files, patched out in
+// place), then the first query, which must rewrite nothing nor return a
+// hit stale flags, and answer as a rewrite of the deep snapshot would.
 func deepAfterChange(t *testing.T, change func(ix *Index, dir string), stale func(Hit) bool) {
 	t.Helper()
 	ix, dir := filledDeepCorpus(t)
+	st := statDeep(t, ix)
 	change(ix, dir)
+	if !sameDeepFile(t, ix, st) {
+		t.Fatal("the deep snapshot was rewritten instead of patched")
+	}
 	hits := deepQueryRewritesNothing(t, ix)
 	for _, h := range hits {
 		if stale(h) {
@@ -137,8 +141,9 @@ func deepRestampedAfter(t *testing.T, change func(ix *Index, dir string)) {
 
 // TestIngestReplacingKeepsDeepSnapshotCurrent checks a replaced
 // document: when its old chunks had deep vectors (deleted with them),
-// their rows must leave the deep snapshot, which the ingest rewrites
-// (as it does the main one); when they had none, it only re-stamps it.
+// their rows must leave the deep snapshot, which the ingest patches in
+// place (as it does the main one); when they had none, it only
+// re-stamps it.
 // Either way the first query rewrites nothing and answers as a rewrite.
 func TestIngestReplacingKeepsDeepSnapshotCurrent(t *testing.T) {
 	t.Run("with deep vectors", func(t *testing.T) {
@@ -155,7 +160,7 @@ func TestIngestReplacingKeepsDeepSnapshotCurrent(t *testing.T) {
 
 // TestPruneKeepsDeepSnapshotCurrent checks a document removed because
 // its file is gone: with deep vectors, its rows leave the deep snapshot
-// (rewritten by the prune); without, the snapshot is only re-stamped.
+// (patched by the prune); without, the snapshot is only re-stamped.
 func TestPruneKeepsDeepSnapshotCurrent(t *testing.T) {
 	prune := func(name string) func(ix *Index, dir string) {
 		return func(ix *Index, dir string) {

@@ -42,6 +42,9 @@ type FileResult struct {
 	Chunks int    `json:"chunks"`
 	Bytes  int64  `json:"bytes"`
 	ID     int64  `json:"id,omitempty"`
+	// Reextracted marks an ingested file whose content had not changed
+	// but whose stored text came from an older extractor for its format.
+	Reextracted bool `json:"reextracted,omitempty"`
 }
 
 // Progress is reported after each file.
@@ -49,8 +52,11 @@ type Progress struct {
 	Files, TotalFiles int
 	Bytes, TotalBytes int64
 	Chunks            int
-	Elapsed           time.Duration
-	Current           string
+	// Reextracted counts the unchanged files read again because their
+	// format's extractor is newer than the one that read them.
+	Reextracted int
+	Elapsed     time.Duration
+	Current     string
 }
 
 // Ingester adds files to the corpus.
@@ -65,6 +71,9 @@ type Ingester struct {
 	// OnSnapshot reports progress of the vector snapshot written at the
 	// end of an ingest that changed the corpus.
 	OnSnapshot SnapshotProgress
+	// ExtractorVersions gives the current extractor version of a format;
+	// nil is ExtractorVersion (tests bump a format through it).
+	ExtractorVersions func(format string) int
 }
 
 // prepared is a document ready to be written.
@@ -84,8 +93,9 @@ const (
 // Ingest processes targets: extraction, chunking and embedding run ahead
 // on all cores while the caller's goroutine writes the documents that are
 // ready, each batch in one transaction (a document is never split across
-// transactions). Unchanged files (same sha256) are skipped, so an
-// interrupted run resumes where it stopped.
+// transactions). Unchanged files (same sha256, read by the current
+// extractor version of their format) are skipped, so an interrupted run
+// resumes where it stopped.
 func (in *Ingester) Ingest(ctx context.Context, targets []Target) ([]FileResult, error) {
 	if err := in.Index.Open(ctx); err != nil {
 		return nil, err
@@ -164,6 +174,9 @@ func (in *Ingester) Ingest(ctx context.Context, targets []Target) ([]FileResult,
 			prog.Files++
 			prog.Bytes += q.res.Bytes
 			prog.Chunks += q.res.Chunks
+			if q.res.Reextracted {
+				prog.Reextracted++
+			}
 			prog.Elapsed = time.Since(start)
 			prog.Current = q.res.Path
 			if in.OnProgress != nil {
@@ -264,9 +277,15 @@ func (in *Ingester) prepare(ctx context.Context, t Target) prepared {
 	res.Bytes = int64(len(data))
 	sum := sha256.Sum256(data)
 	hash := hex.EncodeToString(sum[:])
+	version := in.extractorVersion(FormatOf(t.Path))
 	if old, err := in.Index.St.CorpusSourceByPath(ctx, t.Path); err == nil && old.SHA256 == hash {
-		res.Status, res.ID, res.Chunks = StatusUnchanged, old.ID, 0
-		return prepared{res: res}
+		// A newer version's text is kept too: an older build does not
+		// make it worse.
+		if old.ExtractorVersion >= version {
+			res.Status, res.ID, res.Chunks = StatusUnchanged, old.ID, 0
+			return prepared{res: res}
+		}
+		res.Reextracted = true
 	}
 	doc, err := Extract(t.Path, data)
 	if err != nil {
@@ -293,7 +312,7 @@ func (in *Ingester) prepare(ctx context.Context, t Target) prepared {
 		mtime = fi.ModTime().UTC().Format(time.RFC3339)
 	}
 	src := &store.CorpusSource{Path: t.Path, Title: doc.Title, Format: doc.Format, SHA256: hash, Size: res.Bytes,
-		MTime: mtime, Content: doc.Text, Sections: string(secs)}
+		MTime: mtime, Content: doc.Text, Sections: string(secs), ExtractorVersion: version}
 	res.Status, res.Chunks = StatusIngested, len(chunks)
 	return prepared{res: res, src: src, chunks: chunks, vecs: vecs}
 }

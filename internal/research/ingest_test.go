@@ -279,7 +279,7 @@ func TestEmbedderSpaceChange(t *testing.T) {
 	if other.Missing != 1 || other.Fingerprint() == ix.Fingerprint() {
 		t.Fatalf("missing %d, fp %s vs %s", other.Missing, other.Fingerprint(), ix.Fingerprint())
 	}
-	n, err := Reindex(ctx, other, nil)
+	n, err := Reindex(ctx, other, nil, nil)
 	if err != nil || n != 1 {
 		t.Fatalf("reindex %d %v", n, err)
 	}
@@ -299,7 +299,7 @@ func TestEmbedderSpaceChange(t *testing.T) {
 	} else if _, ok := err.(*StaleSpaceError); !ok {
 		t.Fatalf("err %T %v", err, err)
 	}
-	if n, err := Reindex(ctx, again, nil); err != nil || n != 1 {
+	if n, err := Reindex(ctx, again, nil, nil); err != nil || n != 1 {
 		t.Fatalf("rebuild after stale: %d %v", n, err)
 	}
 }

@@ -51,34 +51,43 @@ func (in *Ingester) PruneDeleted(ctx context.Context, dirs []string) ([]store.Co
 }
 
 // RemoveSources removes sources (their chunks, index entries and vectors)
-// and keeps the vector snapshots current, as an ingest does: the other
-// spaces' (the deep tier's) are re-stamped after each removal that
-// deleted none of their vectors (see otherSnaps), and a snapshot that
-// lost rows is rewritten now with progress, not by the next query.
+// and keeps the vector snapshots current, as an ingest does: after each
+// removal the rows of its vectors are patched out of each space's
+// snapshot (see otherSnaps, snappatch.go), and a snapshot that could not
+// follow is rewritten now with progress, not by the next query.
 // removed is called after each source is gone; an error stops at the
 // source that failed (those before it are removed).
 func (ix *Index) RemoveSources(ctx context.Context, ids []int64, progress SnapshotProgress, removed func(i int)) error {
 	// Which space is the active one is known once the index is open; an
 	// index without an embedder (a model that cannot load) only removes.
 	var others *otherSnaps
+	var app *snapAppender
 	opened := ix.Emb != nil && ix.Open(ctx) == nil
 	if opened {
 		others = ix.followOtherSpaces(ctx)
+		app = ix.beginAppend(ctx)
 	}
 	defer others.close()
+	defer func() { app.close() }()
 	var err error
 	n := 0
 	for _, id := range ids {
-		var dropped map[string]int
+		var dropped map[string][]int64
 		if dropped, err = ix.St.RemoveCorpusSource(ctx, id); err != nil {
 			break
 		}
 		others.removed(ctx, dropped)
+		if app != nil && app.patchRows(ctx, app.gen+1, dropped[ix.fp], nil, nil) != nil {
+			app.close()
+			app = nil
+		}
 		if removed != nil {
 			removed(n)
 		}
 		n++
 	}
+	app.close()
+	app = nil
 	if n > 0 {
 		ix.Invalidate()
 		if opened {

@@ -14,14 +14,18 @@ import (
 // block completed in place) and the header is stamped with the new
 // generation and count, so the first query after an ingest maps the file
 // at once, and no ingest re-reads the corpus to rebuild it. It only
-// appends when the batch was all new documents and no other process wrote
-// in between (the generation moved by exactly one); otherwise it stops
-// and the ingest rebuilds the file at its end.
+// follows a batch when no other process wrote in between (the generation
+// moved by exactly one): the rows of replaced documents are patched out
+// (snappatch.go) before the new ones are appended. Otherwise it stops and
+// the ingest rebuilds the file at its end.
 type snapAppender struct {
 	ix      *Index
 	f, rows *os.File
 	w       *snapWriter
 	gen     int64
+	// pos maps chunk ids to rows, loaded by the first removal (see
+	// snappatch.go) and kept current by later appends and removals.
+	pos map[int64]int
 }
 
 var errNotAppendable = errors.New("vector snapshot: batch not appendable")
@@ -54,36 +58,52 @@ func (ix *Index) beginAppend(ctx context.Context) *snapAppender {
 	return &snapAppender{ix: ix, f: file, rows: rows, w: w, gen: f.Generation}
 }
 
-// append adds a committed batch; an error means the snapshot can no
-// longer follow this ingest (the caller closes the appender).
+// append adds a committed batch (the rows of replaced documents' old
+// vectors taken out first); an error means the snapshot can no longer
+// follow this ingest (the caller closes the appender).
 func (a *snapAppender) append(ctx context.Context, writes []store.SourceWrite) error {
-	var ids []int64
+	var removed, ids []int64
 	var vecs [][]float32
 	for _, d := range writes {
-		if d.Replaced || len(d.ChunkIDs) != len(d.Vecs) {
+		if len(d.ChunkIDs) != len(d.Vecs) {
 			return errNotAppendable
 		}
+		removed = append(removed, d.Dropped[a.ix.fp]...)
 		ids, vecs = append(ids, d.ChunkIDs...), append(vecs, d.Vecs...)
 	}
-	return a.appendRows(ctx, a.gen+1, ids, vecs)
+	return a.patchRows(ctx, a.gen+1, removed, ids, vecs)
 }
 
-// appendRows adds vectors a transaction has just committed (ids[i] owns
-// vecs[i]), when the space's facts show exactly them added since the
-// last append and the corpus generation at gen: an ingest moves it by
-// one, a deep pass leaves it. Anything else (another writer, a skipped
-// vector) is errNotAppendable.
+// appendRows is patchRows that removes nothing.
 func (a *snapAppender) appendRows(ctx context.Context, gen int64, ids []int64, vecs [][]float32) error {
+	return a.patchRows(ctx, gen, nil, ids, vecs)
+}
+
+// patchRows follows a transaction that has just committed: the rows of
+// removed (whose vectors it deleted) are taken out, then vecs are added
+// (ids[i] owns vecs[i]), when the space's facts show exactly that change
+// since the last patch and the corpus generation at gen: an ingest moves
+// it by one, a deep pass leaves it. Anything else (another writer, a
+// skipped vector) is errNotAppendable, found before a byte is written.
+func (a *snapAppender) patchRows(ctx context.Context, gen int64, removed, ids []int64, vecs [][]float32) error {
 	f, err := a.ix.St.CorpusFacts(ctx, a.ix.fp)
 	if err != nil {
 		return err
 	}
-	if f.Generation != gen || f.Vectors != a.w.total()+len(vecs) || len(ids) != len(vecs) {
+	if f.Generation != gen || f.Vectors != a.w.total()-len(removed)+len(vecs) || len(ids) != len(vecs) {
 		return errNotAppendable
 	}
-	for k, v := range vecs {
+	for _, v := range vecs {
 		if len(v) == 0 {
 			return errNotAppendable
+		}
+	}
+	if err := a.removeRows(removed); err != nil {
+		return err
+	}
+	for k, v := range vecs {
+		if a.pos != nil {
+			a.pos[ids[k]] = a.w.total()
 		}
 		if err := a.w.add(ids[k], unsafe.Slice((*byte)(unsafe.Pointer(&v[0])), 4*len(v))); err != nil {
 			return err

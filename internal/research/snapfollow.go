@@ -18,9 +18,9 @@ import (
 // each committed write, under the same checks as the main space's
 // appends (the generation moved by exactly one, the space's vector count
 // is the file's). A write that deleted vectors of the space (a replaced
-// or removed document that had deep vectors) cannot be followed: its
-// rows would still be in the files, so the space's snapshot is rewritten
-// at the end of the ingest instead, as the main one is.
+// or removed document that had deep vectors) has their rows patched out
+// in place (snappatch.go). A snapshot that cannot follow is rewritten at
+// the end of the ingest instead.
 type otherSnaps struct {
 	spaces []*otherSnap
 }
@@ -59,39 +59,57 @@ func (ix *Index) followOtherSpaces(ctx context.Context) *otherSnaps {
 	return o
 }
 
-// written follows a committed ingest batch.
+// written follows a committed ingest batch: the rows of the replaced
+// documents' vectors in each space are patched out.
 func (o *otherSnaps) written(ctx context.Context, writes []store.SourceWrite) {
 	if o == nil {
 		return
 	}
 	for _, s := range o.spaces {
-		lost := false
+		var removed []int64
 		for _, d := range writes {
-			lost = lost || d.Dropped[s.ix.fp] != 0
+			removed = append(removed, d.Dropped[s.ix.fp]...)
 		}
-		s.follow(ctx, lost)
+		s.follow(ctx, removed)
 	}
 }
 
 // removed follows a committed removal of one document, which deleted
-// dropped vectors in each space.
-func (o *otherSnaps) removed(ctx context.Context, dropped map[string]int) {
+// the vectors of the dropped chunk ids in each space.
+func (o *otherSnaps) removed(ctx context.Context, dropped map[string][]int64) {
 	if o == nil {
 		return
 	}
 	for _, s := range o.spaces {
-		s.follow(ctx, dropped[s.ix.fp] != 0)
+		s.follow(ctx, dropped[s.ix.fp])
 	}
 }
 
-// follow re-stamps the space's snapshot after a write that moved the
-// generation by one and left the space's vectors as they were (lost:
-// it deleted some).
-func (s *otherSnap) follow(ctx context.Context, lost bool) {
+// spacesDropped follows a committed drop of whole spaces (counts of
+// their vectors, see store.DropOtherSpacesCounted): their files cannot
+// follow, the others are re-stamped.
+func (o *otherSnaps) spacesDropped(ctx context.Context, dropped map[string]int) {
+	if o == nil {
+		return
+	}
+	for _, s := range o.spaces {
+		if dropped[s.ix.fp] > 0 {
+			s.app.close()
+			s.app = nil
+			continue
+		}
+		s.follow(ctx, nil)
+	}
+}
+
+// follow brings the space's snapshot to a write that moved the
+// generation by one and deleted the vectors of removed in the space
+// (none: the header is only re-stamped).
+func (s *otherSnap) follow(ctx context.Context, removed []int64) {
 	if s.app == nil {
 		return
 	}
-	if lost || s.app.appendRows(ctx, s.app.gen+1, nil, nil) != nil {
+	if s.app.patchRows(ctx, s.app.gen+1, removed, nil, nil) != nil {
 		s.app.close()
 		s.app = nil
 	}

@@ -140,7 +140,7 @@ func (ix *Index) openSnapshot(gen int64, count int) (*snapSet, bool) {
 }
 
 // openCurrent opens both snapshot files when the header says they hold
-// count vectors of the corpus generation gen and their sizes agree.
+// count vectors of the corpus generation gen and they are big enough.
 func (ix *Index) openCurrent(flag int, gen int64, count int) (snap, rows *os.File, l snapLayout, ok bool) {
 	l = layoutFor(ix.spec.Dim, count)
 	if !nativeLittleEndian() {
@@ -161,10 +161,12 @@ func (ix *Index) openCurrent(flag int, gen int64, count int) (snap, rows *os.Fil
 		return nil, nil, l, false
 	}
 	var h [snapHeaderSize]byte
-	if fi, err := snap.Stat(); err != nil || fi.Size() != l.size() {
+	// Longer files are current too: rows patched out leave a tail past
+	// the count (snappatch.go), which is never read.
+	if fi, err := snap.Stat(); err != nil || fi.Size() < l.size() {
 		return fail()
 	}
-	if fi, err := rows.Stat(); err != nil || fi.Size() != l.rowsSize() {
+	if fi, err := rows.Stat(); err != nil || fi.Size() < l.rowsSize() {
 		return fail()
 	}
 	if _, err := snap.ReadAt(h[:], 0); err != nil || string(h[:8]) != snapshotMagic ||

@@ -28,11 +28,14 @@ type CorpusSource struct {
 	// Content is the extracted text; list queries leave it empty.
 	Content string
 	// Sections is the JSON array of sections (offsets into Content).
-	Sections   string
-	Chars      int64
-	ChunkCount int
-	CreatedAt  time.Time
-	UpdatedAt  time.Time
+	Sections string
+	// ExtractorVersion is the version of the extractor for Format that
+	// produced Content and the chunks (0: before versions were kept).
+	ExtractorVersion int
+	Chars            int64
+	ChunkCount       int
+	CreatedAt        time.Time
+	UpdatedAt        time.Time
 }
 
 // CorpusChunk is one retrievable piece of a source.
@@ -65,14 +68,14 @@ func (s *Store) CorpusSource(ctx context.Context, id int64) (*CorpusSource, erro
 	return src, nil
 }
 
-const sourceCols = `SELECT s.id, s.path, s.title, s.format, s.sha256, s.size, s.mtime, s.sections, length(s.content),
+const sourceCols = `SELECT s.id, s.path, s.title, s.format, s.sha256, s.size, s.mtime, s.sections, s.extractor_version, length(s.content),
 	(SELECT count(*) FROM corpus_chunks c WHERE c.source_id = s.id), s.created_at, s.updated_at FROM corpus_sources s`
 
 func (s *Store) scanSource(r scanner) (*CorpusSource, error) {
 	var src CorpusSource
 	var created, updated string
 	err := r.Scan(&src.ID, &src.Path, &src.Title, &src.Format, &src.SHA256, &src.Size, &src.MTime, &src.Sections,
-		&src.Chars, &src.ChunkCount, &created, &updated)
+		&src.ExtractorVersion, &src.Chars, &src.ChunkCount, &created, &updated)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, ErrNotFound
 	}
@@ -113,10 +116,10 @@ type SourceWrite struct {
 	// caches of the vectors can be extended instead of rebuilt.
 	Replaced bool
 	ChunkIDs []int64
-	// Dropped counts, per space, the vectors of the replaced version
-	// that were deleted: a cache of another space's vectors (the deep
-	// tier's snapshot) stays exact across the write when it lost none.
-	Dropped map[string]int
+	// Dropped lists, per space, the chunk ids whose vectors (of the
+	// replaced version) were deleted: a cache of the space's vectors
+	// (a snapshot) follows the write by removing exactly those.
+	Dropped map[string][]int64
 }
 
 // ReplaceCorpusSource writes a document, its chunks, their FTS rows (by
@@ -163,9 +166,9 @@ func (s *Store) ReplaceCorpusSources(ctx context.Context, docs []SourceWrite, fi
 		err = tx.QueryRowContext(ctx, `SELECT id FROM corpus_sources WHERE path = ?`, src.Path).Scan(&id)
 		switch {
 		case errors.Is(err, sql.ErrNoRows):
-			res, err := tx.ExecContext(ctx, `INSERT INTO corpus_sources (path, title, format, sha256, size, mtime, content, sections, status, created_at, updated_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'complete', ?, ?)`,
-				src.Path, src.Title, src.Format, src.SHA256, src.Size, src.MTime, src.Content, src.Sections, now, now)
+			res, err := tx.ExecContext(ctx, `INSERT INTO corpus_sources (path, title, format, sha256, size, mtime, content, sections, extractor_version, status, created_at, updated_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'complete', ?, ?)`,
+				src.Path, src.Title, src.Format, src.SHA256, src.Size, src.MTime, src.Content, src.Sections, src.ExtractorVersion, now, now)
 			if err != nil {
 				return nil, err
 			}
@@ -177,8 +180,8 @@ func (s *Store) ReplaceCorpusSources(ctx context.Context, docs []SourceWrite, fi
 			if docs[i].Dropped, err = deleteChunks(ctx, tx, id); err != nil {
 				return nil, err
 			}
-			if _, err := tx.ExecContext(ctx, `UPDATE corpus_sources SET title=?, format=?, sha256=?, size=?, mtime=?, content=?, sections=?, status='complete', updated_at=? WHERE id=?`,
-				src.Title, src.Format, src.SHA256, src.Size, src.MTime, src.Content, src.Sections, now, id); err != nil {
+			if _, err := tx.ExecContext(ctx, `UPDATE corpus_sources SET title=?, format=?, sha256=?, size=?, mtime=?, content=?, sections=?, extractor_version=?, status='complete', updated_at=? WHERE id=?`,
+				src.Title, src.Format, src.SHA256, src.Size, src.MTime, src.Content, src.Sections, src.ExtractorVersion, now, id); err != nil {
 				return nil, err
 			}
 		}
@@ -266,7 +269,7 @@ func chunkIDs(ctx context.Context, tx *sql.Tx, sourceID int64) (map[int]int64, e
 	return out, r.Err()
 }
 
-func deleteChunks(ctx context.Context, tx *sql.Tx, sourceID int64) (map[string]int, error) {
+func deleteChunks(ctx context.Context, tx *sql.Tx, sourceID int64) (map[string][]int64, error) {
 	dropped, err := deleteVectorBlocks(ctx, tx, sourceID, "")
 	if err != nil {
 		return nil, err
@@ -285,9 +288,9 @@ func (s *Store) DeleteCorpusSource(ctx context.Context, id int64) error {
 	return err
 }
 
-// RemoveCorpusSource is DeleteCorpusSource that also returns how many
-// vectors it deleted in each space (see SourceWrite.Dropped).
-func (s *Store) RemoveCorpusSource(ctx context.Context, id int64) (map[string]int, error) {
+// RemoveCorpusSource is DeleteCorpusSource that also returns the chunk
+// ids whose vectors it deleted in each space (see SourceWrite.Dropped).
+func (s *Store) RemoveCorpusSource(ctx context.Context, id int64) (map[string][]int64, error) {
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return nil, err

@@ -48,40 +48,45 @@ func putVectorBlocks(ctx context.Context, tx *sql.Tx, sourceID int64, fingerprin
 }
 
 // deleteVectorBlocks removes a source's vectors in one space (all spaces
-// when fingerprint is empty), uncounts them and returns how many it
-// removed from each space.
-func deleteVectorBlocks(ctx context.Context, tx *sql.Tx, sourceID int64, fingerprint string) (map[string]int, error) {
-	rows, err := tx.QueryContext(ctx, `SELECT fingerprint, sum(n) FROM corpus_vector_blocks WHERE source_id = ? AND (? = '' OR fingerprint = ?) GROUP BY fingerprint`,
+// when fingerprint is empty), uncounts them and returns the chunk ids it
+// removed from each space (the id lists are small next to the vectors).
+func deleteVectorBlocks(ctx context.Context, tx *sql.Tx, sourceID int64, fingerprint string) (map[string][]int64, error) {
+	rows, err := tx.QueryContext(ctx, `SELECT fingerprint, n, ids FROM corpus_vector_blocks WHERE source_id = ? AND (? = '' OR fingerprint = ?) ORDER BY id`,
 		sourceID, fingerprint, fingerprint)
 	if err != nil {
 		return nil, err
 	}
-	counts := map[string]int{}
+	dropped := map[string][]int64{}
+	var idb sql.RawBytes
 	for rows.Next() {
 		var fp string
 		var n int
-		if err := rows.Scan(&fp, &n); err != nil {
+		if err := rows.Scan(&fp, &n, &idb); err != nil {
 			rows.Close()
 			return nil, err
 		}
-		counts[fp] = n
+		ids := dropped[fp]
+		for i := 0; i < n && 8*i+8 <= len(idb); i++ {
+			ids = append(ids, int64(binary.BigEndian.Uint64(idb[8*i:])))
+		}
+		dropped[fp] = ids
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
-	if len(counts) == 0 {
+	if len(dropped) == 0 {
 		return nil, nil
 	}
 	if _, err := tx.ExecContext(ctx, `DELETE FROM corpus_vector_blocks WHERE source_id = ? AND (? = '' OR fingerprint = ?)`, sourceID, fingerprint, fingerprint); err != nil {
 		return nil, err
 	}
-	for fp, n := range counts {
-		if err := addState(ctx, tx, vectorsKey(fp), -n); err != nil {
+	for fp, ids := range dropped {
+		if err := addState(ctx, tx, vectorsKey(fp), -len(ids)); err != nil {
 			return nil, err
 		}
 	}
-	return counts, nil
+	return dropped, nil
 }
 
 func vectorsKey(fingerprint string) string { return "vectors " + fingerprint }
@@ -266,9 +271,17 @@ func (s *Store) PutSourceVectors(ctx context.Context, fingerprint string, source
 // embedder can never be queried again. The generation changes only when
 // something was deleted, so the snapshot of a kept space stays valid.
 func (s *Store) DropOtherSpaces(ctx context.Context, keep ...string) error {
+	_, err := s.DropOtherSpacesCounted(ctx, keep...)
+	return err
+}
+
+// DropOtherSpacesCounted is DropOtherSpaces that returns how many vectors
+// it deleted in each space: when any, the generation moved by exactly
+// one, and a cache of a kept space can follow it (see SourceWrite.Dropped).
+func (s *Store) DropOtherSpacesCounted(ctx context.Context, keep ...string) (map[string]int, error) {
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer tx.Rollback()
 	in, args := "''", []any{}
@@ -278,9 +291,21 @@ func (s *Store) DropOtherSpaces(ctx context.Context, keep ...string) error {
 			args = append(args, k)
 		}
 	}
+	type count struct {
+		fp string
+		n  int
+	}
+	counts, err := queryAll(ctx, tx, func(r scanner) (count, error) {
+		var c count
+		err := r.Scan(&c.fp, &c.n)
+		return c, err
+	}, `SELECT fingerprint, sum(n) FROM corpus_vector_blocks WHERE fingerprint NOT IN (`+in+`) GROUP BY fingerprint`, args...)
+	if err != nil {
+		return nil, err
+	}
 	res, err := tx.ExecContext(ctx, `DELETE FROM corpus_vector_blocks WHERE fingerprint NOT IN (`+in+`)`, args...)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	deleted, _ := res.RowsAffected()
 	keys := make([]any, len(args))
@@ -288,17 +313,21 @@ func (s *Store) DropOtherSpaces(ctx context.Context, keep ...string) error {
 		keys[i] = vectorsKey(k)
 	}
 	if _, err := tx.ExecContext(ctx, `DELETE FROM corpus_state WHERE key LIKE 'vectors %' AND key NOT IN (`+in+`)`, keys...); err != nil {
-		return err
+		return nil, err
 	}
 	if _, err := tx.ExecContext(ctx, `DELETE FROM embedding_space WHERE fingerprint NOT IN (`+in+`)`, args...); err != nil {
-		return err
+		return nil, err
 	}
+	dropped := map[string]int{}
 	if deleted > 0 {
 		if err := bumpGeneration(ctx, tx); err != nil {
-			return err
+			return nil, err
+		}
+		for _, c := range counts {
+			dropped[c.fp] = c.n
 		}
 	}
-	return tx.Commit()
+	return dropped, tx.Commit()
 }
 
 // VectorStorage returns the bytes the vector table takes in the database

@@ -142,8 +142,21 @@ func TestVectorCountsFollowWrites(t *testing.T) {
 		t.Fatal(err)
 	}
 	check("put", 5, 5)
-	if err := st.DropOtherSpaces(ctx, "other"); err != nil {
-		t.Fatal(err)
+	// Dropping nothing leaves the generation (a kept space's snapshot
+	// stays current); dropping some moves it by one and says how many.
+	gen, _ := st.CorpusGeneration(ctx)
+	if dropped, err := st.DropOtherSpacesCounted(ctx, "fp", "other"); err != nil || len(dropped) != 0 {
+		t.Fatalf("dropped %v, %v", dropped, err)
+	}
+	if g, _ := st.CorpusGeneration(ctx); g != gen {
+		t.Fatalf("a drop of nothing moved the generation %d → %d", gen, g)
+	}
+	dropped, err := st.DropOtherSpacesCounted(ctx, "other")
+	if err != nil || len(dropped) != 1 || dropped["fp"] != 5 {
+		t.Fatalf("dropped %v, %v; want fp: 5", dropped, err)
+	}
+	if g, _ := st.CorpusGeneration(ctx); g != gen+1 {
+		t.Fatalf("generation %d → %d, want one step", gen, g)
 	}
 	check("drop", 5, 0)
 	if _, err := st.ReplaceCorpusSources(ctx, []SourceWrite{doc("/a", 2, true)}, "fp"); err != nil {

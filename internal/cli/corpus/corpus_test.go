@@ -349,6 +349,19 @@ func TestProgressBar(t *testing.T) {
 	}
 }
 
+// The bar counts the unchanged files read again by a newer extractor,
+// and says nothing of them when there are none.
+func TestIngestCountsReextracted(t *testing.T) {
+	pr := research.Progress{Files: 4, TotalFiles: 9, Bytes: 2e6, TotalBytes: 5e6, Chunks: 40}
+	if got := ingestCounts(pr); got != "4/9 files  2.0/5.0 MB  40 chunks" {
+		t.Fatalf("counts %q", got)
+	}
+	pr.Reextracted = 3
+	if got := ingestCounts(pr); got != "4/9 files  2.0/5.0 MB  40 chunks  3 re-read (newer extractor)" {
+		t.Fatalf("counts %q", got)
+	}
+}
+
 // While one large file is read (no per-file update for many seconds),
 // the heartbeat redraws the bar with the time spent, so it does not look
 // hung; it stays quiet while updates come.

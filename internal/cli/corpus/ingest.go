@@ -44,7 +44,9 @@ func NewCmdIngest(f *cmdutil.Factory, runF func(context.Context, *IngestOptions)
 			files) is left out; a file you name explicitly is never left out.
 
 			Unchanged files (same content hash) are skipped and changed ones are
-			re-chunked, so re-running resumes an interrupted ingest. Re-ingesting
+			re-chunked, so re-running resumes an interrupted ingest. An unchanged
+			file is read again when this asky reads its format better than the
+			one that ingested it (counted as "re-read: newer extractor"). Re-ingesting
 			a directory also removes the documents whose files were deleted
 			from it (and says how many). Each
 			document is written in one transaction.
@@ -142,13 +144,16 @@ func ingestRun(ctx context.Context, opts *IngestOptions) error {
 			return err
 		}
 	}
-	var ingested, unchanged, chunks int
+	var ingested, unchanged, reread, chunks int
 	var bytes int64
 	var fails, before, skips []research.FileResult
 	for _, r := range results {
 		switch r.Status {
 		case research.StatusIngested:
 			ingested++
+			if r.Reextracted {
+				reread++
+			}
 			chunks += r.Chunks
 			bytes += r.Bytes
 		case research.StatusUnchanged:
@@ -163,20 +168,23 @@ func ingestRun(ctx context.Context, opts *IngestOptions) error {
 		}
 	}
 	if opts.JSON {
-		if err := cmdutil.WriteJSON(opts.IO.Out, map[string]any{"results": results, "ingested": ingested, "unchanged": unchanged,
+		if err := cmdutil.WriteJSON(opts.IO.Out, map[string]any{"results": results, "ingested": ingested, "reextracted": reread, "unchanged": unchanged,
 			"failed_before": len(before), "failed": len(fails), "skipped": len(skips), "removed": len(pruned), "chunks": chunks}); err != nil {
 			return err
 		}
 	} else {
-		failedBefore, skipped := "", ""
+		failedBefore, skipped, rereadNote := "", "", ""
+		if reread > 0 {
+			rereadNote = fmt.Sprintf(" (%d re-read: newer extractor)", reread)
+		}
 		if len(before) > 0 {
 			failedBefore = fmt.Sprintf(" (%d failed before)", len(before))
 		}
 		if len(skips) > 0 {
 			skipped = fmt.Sprintf(", skipped %d", len(skips))
 		}
-		fmt.Fprintf(opts.IO.Out, "ingested %d, unchanged %d%s, failed %d%s (%d chunks, %.1f MB in %s)\n",
-			ingested, unchanged, failedBefore, len(fails), skipped, chunks, float64(bytes)/1e6, time.Since(start).Round(10*time.Millisecond))
+		fmt.Fprintf(opts.IO.Out, "ingested %d%s, unchanged %d%s, failed %d%s (%d chunks, %.1f MB in %s)\n",
+			ingested, rereadNote, unchanged, failedBefore, len(fails), skipped, chunks, float64(bytes)/1e6, time.Since(start).Round(10*time.Millisecond))
 		for _, r := range fails {
 			fmt.Fprintf(opts.IO.Out, "  failed  %s: %s\n", render.SanitizeLine(r.Path), render.SanitizeLine(r.Reason))
 		}
@@ -283,8 +291,12 @@ func (p *progressBar) update(pr research.Progress) {
 
 // ingestCounts is the bar's text for an ingest.
 func ingestCounts(pr research.Progress) string {
-	return fmt.Sprintf("%d/%d files  %.1f/%.1f MB  %d chunks",
+	s := fmt.Sprintf("%d/%d files  %.1f/%.1f MB  %d chunks",
 		pr.Files, pr.TotalFiles, float64(pr.Bytes)/1e6, float64(pr.TotalBytes)/1e6, pr.Chunks)
+	if pr.Reextracted > 0 {
+		s += fmt.Sprintf("  %d re-read (newer extractor)", pr.Reextracted)
+	}
+	return s
 }
 
 // snapshot reports the vector snapshot being written.

@@ -29,7 +29,9 @@ func NewCmdReindex(f *cmdutil.Factory, runF func(context.Context, *ReindexOption
 			Embed every chunk that has no vector for the configured embedder
 			(after changing [research.embedding], or when the model behind a name
 			changed), from the stored chunk text; files are not re-read. Vectors
-			of other embedders are dropped: spaces are never mixed.
+			of other embedders are dropped: spaces are never mixed. The deep
+			tier's vectors ([research.deep]) are kept, and both vector caches
+			are brought up to date, so the next query starts at once.
 		`),
 		Example: heredoc.Doc(`
 			$ asky corpus reindex
@@ -51,15 +53,17 @@ func reindexRun(ctx context.Context, opts *ReindexOptions) error {
 		return err
 	}
 	var bar *progressBar
+	var snap research.SnapshotProgress
 	if opts.IO.IsStderrTTY() {
 		bar = &progressBar{w: opts.IO.ErrOut}
+		snap = bar.snapshot()
 	}
 	start := time.Now()
 	n, err := research.Reindex(ctx, ix, func(done, total int) {
 		if bar != nil {
 			bar.draw(done, total, time.Since(start), fmt.Sprintf("%d/%d chunks", done, total))
 		}
-	})
+	}, snap)
 	if bar != nil {
 		bar.clear()
 	}

@@ -3,6 +3,7 @@ package research
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"math"
 	"regexp"
 	"strings"
@@ -32,7 +33,7 @@ func extractPDF(data []byte) (*Document, error) {
 	go func() {
 		defer func() {
 			if r := recover(); r != nil {
-				ch <- result{err: skipf("corrupt PDF (%v)", r)}
+				ch <- result{err: skipf("corrupt PDF (%s)", oneLine(r))}
 			}
 		}()
 		d, err := parsePDF(data)
@@ -50,18 +51,32 @@ func parsePDF(data []byte) (doc *Document, err error) {
 	// A PDF encrypted with an empty user password (only the owner's
 	// permissions are locked: common for published papers and statements)
 	// opens in any viewer without asking, so it is read here too: the
-	// library decrypts it with the empty password (RC4, AES-128).
+	// library decrypts it with the empty password (RC4, AES-128), and
+	// decryptAESV3 what the library does not (AES-256).
 	r, err := pdf.NewReader(bytes.NewReader(data), int64(len(data)))
+	encrypted := false
+	if err != nil && strings.Contains(err.Error(), "encryption") {
+		plain, derr := decryptAESV3(data)
+		switch {
+		case derr == nil:
+			encrypted = true
+			r, err = pdf.NewReader(bytes.NewReader(plain), int64(len(plain)))
+		case errors.Is(derr, errNeedsPassword):
+			return nil, skipf("%s", needsPasswordMsg)
+		case !errors.Is(derr, errNotAESV3):
+			return nil, skipf("encrypted PDF with an encryption asky cannot read (%v); %s", derr, decryptHint)
+		}
+	}
 	if err != nil {
 		return nil, pdfOpenError(err)
 	}
-	if r.Trailer().Key("Encrypt").Kind() != pdf.Null {
+	if encrypted || r.Trailer().Key("Encrypt").Kind() != pdf.Null {
 		// A stream that does not decode after decryption means the
 		// decryption was wrong, not that the file is damaged: say so,
 		// rather than "corrupt PDF (zlib: invalid header)".
 		defer func() {
 			if p := recover(); p != nil {
-				doc, err = nil, skipf("encrypted PDF that asky could not decrypt (%v); %s", p, decryptHint)
+				doc, err = nil, skipf("encrypted PDF that asky could not decrypt (%s); %s", oneLine(p), decryptHint)
 			}
 		}()
 	}
@@ -362,17 +377,30 @@ func dropControl(r rune) rune {
 // decryptHint is what to do with an encrypted PDF asky cannot read.
 const decryptHint = "save a decrypted copy (qpdf --decrypt in.pdf out.pdf) and ingest that"
 
+// needsPasswordMsg refuses a PDF that does not open with an empty user
+// password.
+const needsPasswordMsg = "encrypted PDF: it needs a password; save a decrypted copy (qpdf --decrypt --password=PW in.pdf out.pdf) and ingest that"
+
 // pdfOpenError is the one-line skip reason for a PDF the library cannot
 // open, with what to do for an encrypted one.
 func pdfOpenError(err error) error {
 	msg := err.Error()
 	switch {
 	case errors.Is(err, pdf.ErrInvalidPassword) || strings.Contains(strings.ToLower(msg), "password"):
-		return skipf("encrypted PDF: it needs a password; save a decrypted copy (qpdf --decrypt --password=PW in.pdf out.pdf) and ingest that")
-	case strings.Contains(msg, "256-bit encryption key") || strings.Contains(msg, "revision R=5") || strings.Contains(msg, "revision R=6"):
-		return skipf("encrypted PDF (AES-256), which asky cannot read yet; %s", decryptHint)
+		return skipf("%s", needsPasswordMsg)
 	case strings.Contains(msg, "encryption"):
 		return skipf("encrypted PDF with an encryption asky cannot read (%s); %s", strings.TrimPrefix(strings.TrimPrefix(msg, "unsupported PDF: "), "malformed PDF: "), decryptHint)
 	}
-	return skipf("corrupt PDF (%v)", err)
+	return skipf("corrupt PDF (%s)", oneLine(err))
+}
+
+// oneLine shortens a parser's error for a skip reason: the library quotes
+// the file around a bad token, binary and line breaks included.
+func oneLine(v any) string {
+	s := strings.ToValidUTF8(fmt.Sprint(v), "?")
+	s = strings.Join(strings.FieldsFunc(s, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }), " ")
+	if r := []rune(s); len(r) > 120 {
+		s = string(r[:120]) + "…"
+	}
+	return s
 }

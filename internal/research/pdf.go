@@ -85,6 +85,7 @@ func parsePDF(data []byte) (doc *Document, err error) {
 	for _, p := range pdfPages(r) {
 		var b strings.Builder
 		pageText(&b, pageItems(p), &fonts)
+		b.WriteString(annotationText(p))
 		pages = append(pages, strings.ReplaceAll(b.String(), "\uFFFD", ""))
 	}
 	text := strings.Join(dropRunningLines(pages), "\n")

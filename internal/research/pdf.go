@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"regexp"
 	"strings"
@@ -53,14 +54,14 @@ func parsePDF(data []byte) (doc *Document, err error) {
 	// opens in any viewer without asking, so it is read here too: the
 	// library decrypts it with the empty password (RC4, AES-128), and
 	// decryptAESV3 what the library does not (AES-256).
-	r, err := pdf.NewReader(bytes.NewReader(data), int64(len(data)))
+	r, err := pdf.NewReader(pdfHeader(data), int64(len(data)))
 	encrypted := false
 	if err != nil && strings.Contains(err.Error(), "encryption") {
 		plain, derr := decryptAESV3(data)
 		switch {
 		case derr == nil:
 			encrypted = true
-			r, err = pdf.NewReader(bytes.NewReader(plain), int64(len(plain)))
+			r, err = pdf.NewReader(pdfHeader(plain), int64(len(plain)))
 		case errors.Is(derr, errNeedsPassword):
 			return nil, skipf("%s", needsPasswordMsg)
 		case !errors.Is(derr, errNotAESV3):
@@ -131,6 +132,39 @@ func parsePDF(data []byte) (doc *Document, err error) {
 		secs = textSections(text, true, fonts.headingLines())
 	}
 	return &Document{Text: text, Title: title, Sections: secs}, nil
+}
+
+// pdfHeader reads data as the PDF library will open it: a PDF 2.0 file
+// ("%PDF-2.0", which the library refuses as not a PDF) reads as 1.7. What
+// asky reads of a file, 2.0 changed little of; its AES-256 encryption is
+// read by decryptAESV3.
+func pdfHeader(data []byte) io.ReaderAt {
+	if bytes.HasPrefix(data, []byte("%PDF-2.")) {
+		return header17{data}
+	}
+	return bytes.NewReader(data)
+}
+
+type header17 struct{ data []byte }
+
+func (h header17) ReadAt(p []byte, off int64) (int, error) {
+	if off < 0 || off >= int64(len(h.data)) {
+		return 0, io.EOF
+	}
+	n := copy(p, h.data[off:])
+	for i := 0; i < n; i++ {
+		switch off + int64(i) {
+		case 5:
+			p[i] = '1'
+		case 7:
+			p[i] = '7'
+		}
+	}
+	var err error
+	if n < len(p) {
+		err = io.EOF
+	}
+	return n, err
 }
 
 // Outline bounds: a hostile /Next or /First chain may loop.

@@ -322,3 +322,20 @@ func TestScanPDFHostileIsLinear(t *testing.T) {
 		}
 	}
 }
+
+// A PDF 2.0 file (whose AES-256 encryption is the 2.0 one) used to be
+// refused as "not a PDF file: invalid header".
+func TestPDF20HeaderIsRead(t *testing.T) {
+	for _, o := range []*aesOpts{nil, {r: 6}} {
+		var data []byte
+		if o == nil {
+			g := newPDFGen()
+			g.page(map[string]int{"F1": g.font("Helvetica", 500, "")}, contentOf([]placed{{font: "F1", size: 11, x: 72, y: 700, text: "Closing balance 1234 euros"}}))
+			data = g.bytes()
+		} else {
+			data = aesDoc(t, *o)
+		}
+		data = bytes.Replace(data, []byte("%PDF-1.4"), []byte("%PDF-2.0"), 1)
+		inOrder(t, extractPDFBytes(t, data), "Closing balance 1234 euros")
+	}
+}

@@ -258,8 +258,8 @@ func pageItems(p pdf.Page) []pdfItem {
 	if p.V.IsNull() || p.V.Key("Contents").Kind() == pdf.Null {
 		return nil
 	}
-	c := contentRun{g: textState{Th: 1, CTM: identMatrix, Tm: identMatrix, Tlm: identMatrix}, active: map[string]bool{}}
-	c.run(p.V.Key("Contents"), p.Resources(), 0)
+	c := contentRun{g: textState{Th: 1, CTM: identMatrix, Tm: identMatrix, Tlm: identMatrix}, active: map[string]bool{}, formFonts: map[string]map[string]*pdfFont{}}
+	c.run(p.V.Key("Contents"), p.Resources(), map[string]*pdfFont{}, 0)
 	return c.items
 }
 
@@ -269,12 +269,14 @@ type contentRun struct {
 	items  []pdfItem
 	forms  int             // forms entered so far
 	active map[string]bool // forms being drawn, by identity
+	// formFonts keeps the fonts of forms with their own resources, by
+	// form: a form drawn many times (a logo, a bullet) loads them once.
+	formFonts map[string]map[string]*pdfFont
 }
 
 // run interprets one content stream (the page's, or a form's) with res
-// as its resources.
-func (c *contentRun) run(content, res pdf.Value, depth int) {
-	fonts := map[string]*pdfFont{}
+// as its resources and fonts as the fonts loaded from them.
+func (c *contentRun) run(content, res pdf.Value, fonts map[string]*pdfFont, depth int) {
 	fontRes := res.Key("Font")
 	var stack []textState
 	g := &c.g
@@ -323,7 +325,7 @@ func (c *contentRun) run(content, res pdf.Value, depth int) {
 			*g = stack[len(stack)-1]
 			stack = stack[:len(stack)-1]
 		case op == "Do" && n == 1:
-			c.form(res.Key("XObject").Key(args[0].Name()), res, depth)
+			c.form(res.Key("XObject").Key(args[0].Name()), res, fonts, depth)
 		case op == "BT":
 			g.Tm, g.Tlm = identMatrix, identMatrix
 		case op == "T*":
@@ -382,7 +384,7 @@ func (c *contentRun) run(content, res pdf.Value, depth int) {
 // (or, for an old form without them, the caller's), in a graphics state
 // saved and restored around it. Image XObjects carry no text. A form whose
 // content fails to parse ends there; the page goes on.
-func (c *contentRun) form(x, res pdf.Value, depth int) {
+func (c *contentRun) form(x, res pdf.Value, fonts map[string]*pdfFont, depth int) {
 	if x.Kind() != pdf.Stream || x.Key("Subtype").Name() != "Form" || depth >= maxXObjectDepth || c.forms >= maxXObjects {
 		return
 	}
@@ -412,8 +414,12 @@ func (c *contentRun) form(x, res pdf.Value, depth int) {
 	}
 	if r := x.Key("Resources"); r.Kind() == pdf.Dict {
 		res = r
+		if fonts = c.formFonts[id]; fonts == nil {
+			fonts = map[string]*pdfFont{}
+			c.formFonts[id] = fonts
+		}
 	}
-	c.run(x, res, depth+1)
+	c.run(x, res, fonts, depth+1)
 }
 
 func matrixOf(args []pdf.Value) pdfMatrix {

@@ -145,12 +145,7 @@ func encryptPDFAES256(t *testing.T, g *pdfGen, o aesOpts) []byte {
 // Flate-compressed one (its decrypted data is shorter than the stream and
 // padded), and form field values in encrypted literal and hex strings.
 func aesDoc(t *testing.T, o aesOpts) []byte {
-	g := newPDFGen()
-	f := g.font("Helvetica", 500, "")
-	g.page(map[string]int{"F1": f}, contentOf([]placed{
-		{font: "F1", size: 11, x: 72, y: 700, text: "Statement of account for the third quarter"},
-		{font: "F1", size: 11, x: 72, y: 680, text: "Closing balance 1234 euros"},
-	}))
+	g, f := statementPDF()
 	var z bytes.Buffer
 	zw := zlib.NewWriter(&z)
 	zw.Write([]byte(contentOf([]placed{{font: "F1", size: 11, x: 72, y: 700, text: "Second page from a compressed stream"}})))

@@ -122,19 +122,11 @@ func (s *pdfScanner) nextEndstream(from int) int {
 	return s.endAt
 }
 
-func isPDFSpace(c byte) bool {
-	return c == ' ' || c == '\n' || c == '\r' || c == '\t' || c == '\f' || c == 0
-}
-
-func isPDFDelim(c byte) bool {
-	return c == '(' || c == ')' || c == '<' || c == '>' || c == '[' || c == ']' || c == '{' || c == '}' || c == '/' || c == '%'
-}
-
 func (s *pdfScanner) skipSpace() {
 	for s.pos < len(s.b) {
 		c := s.b[s.pos]
 		switch {
-		case isPDFSpace(c):
+		case isPSSpace(c):
 			s.pos++
 		case c == '%':
 			for s.pos < len(s.b) && s.b[s.pos] != '\n' && s.b[s.pos] != '\r' {
@@ -167,7 +159,7 @@ func (s *pdfScanner) token() *pdfObj {
 	case c == '/':
 		s.pos++
 		var name []byte
-		for s.pos < len(s.b) && !isPDFSpace(s.b[s.pos]) && !isPDFDelim(s.b[s.pos]) {
+		for s.pos < len(s.b) && !isPSSpace(s.b[s.pos]) && !isPSDelim(s.b[s.pos]) {
 			if s.b[s.pos] == '#' && s.pos+2 < len(s.b) {
 				if v, err := strconv.ParseUint(string(s.b[s.pos+1:s.pos+3]), 16, 8); err == nil {
 					name = append(name, byte(v))
@@ -179,11 +171,11 @@ func (s *pdfScanner) token() *pdfObj {
 			s.pos++
 		}
 		return &pdfObj{kind: pdfName, s: string(name), start: start}
-	case isPDFDelim(c):
+	case isPSDelim(c):
 		s.pos++ // [ ] { } and a stray ) or >
 		return &pdfObj{kind: pdfKeyword, s: string(c)}
 	}
-	for s.pos < len(s.b) && !isPDFSpace(s.b[s.pos]) && !isPDFDelim(s.b[s.pos]) {
+	for s.pos < len(s.b) && !isPSSpace(s.b[s.pos]) && !isPSDelim(s.b[s.pos]) {
 		s.pos++
 	}
 	word := string(s.b[start:s.pos])
@@ -193,101 +185,17 @@ func (s *pdfScanner) token() *pdfObj {
 	return &pdfObj{kind: pdfKeyword, s: word}
 }
 
-// literal reads a (string) with its escapes; an unterminated one ends at
-// the end of the data.
 func (s *pdfScanner) literal() *pdfObj {
 	start := s.pos
-	s.pos++
 	var out []byte
-	depth := 1
-	for s.pos < len(s.b) {
-		c := s.b[s.pos]
-		s.pos++
-		switch c {
-		case '(':
-			depth++
-		case ')':
-			depth--
-			if depth == 0 {
-				return &pdfObj{kind: pdfStr, s: string(out), start: start, end: s.pos}
-			}
-		case '\r': // an end of line in a string reads as \n
-			if s.pos < len(s.b) && s.b[s.pos] == '\n' {
-				s.pos++
-			}
-			c = '\n'
-		case '\\':
-			if s.pos >= len(s.b) {
-				continue
-			}
-			e := s.b[s.pos]
-			s.pos++
-			switch e {
-			case 'n':
-				c = '\n'
-			case 'r':
-				c = '\r'
-			case 't':
-				c = '\t'
-			case 'b':
-				c = '\b'
-			case 'f':
-				c = '\f'
-			case '\r', '\n': // a line continuation
-				if e == '\r' && s.pos < len(s.b) && s.b[s.pos] == '\n' {
-					s.pos++
-				}
-				continue
-			default:
-				if e >= '0' && e <= '7' {
-					v := int(e - '0')
-					for k := 0; k < 2 && s.pos < len(s.b) && s.b[s.pos] >= '0' && s.b[s.pos] <= '7'; k++ {
-						v = v*8 + int(s.b[s.pos]-'0')
-						s.pos++
-					}
-					c = byte(v)
-				} else {
-					c = e // \( \) \\ and any other escaped byte
-				}
-			}
-		}
-		out = append(out, c)
-	}
+	out, s.pos = psLiteral(s.b, s.pos)
 	return &pdfObj{kind: pdfStr, s: string(out), start: start, end: s.pos}
 }
 
 func (s *pdfScanner) hexString() *pdfObj {
 	start := s.pos
-	s.pos++
 	var out []byte
-	half, odd := byte(0), false
-	for s.pos < len(s.b) && s.b[s.pos] != '>' {
-		c := s.b[s.pos]
-		s.pos++
-		var v byte
-		switch {
-		case c >= '0' && c <= '9':
-			v = c - '0'
-		case c >= 'a' && c <= 'f':
-			v = c - 'a' + 10
-		case c >= 'A' && c <= 'F':
-			v = c - 'A' + 10
-		default:
-			continue
-		}
-		if odd {
-			out = append(out, half<<4|v)
-		} else {
-			half = v
-		}
-		odd = !odd
-	}
-	if odd {
-		out = append(out, half<<4)
-	}
-	if s.pos < len(s.b) {
-		s.pos++ // >
-	}
+	out, s.pos = psHex(s.b, s.pos)
 	return &pdfObj{kind: pdfStr, s: string(out), start: start, end: s.pos, hex: true}
 }
 

@@ -74,17 +74,18 @@ func decryptAESV3(data []byte) ([]byte, error) {
 		}
 	}
 	for _, o := range scan.objs {
-		if encRef != nil && o.num == encRef.ref[0] && o.gen == encRef.ref[1] || o.val == enc {
+		if encRef != nil && o.num == encRef.ref[0] && o.gen == encRef.ref[1] || o.val != nil && o.val == enc {
 			continue // the encryption dictionary is not encrypted
 		}
-		typ := o.val.key("Type").name()
-		if typ == "XRef" {
+		if o.typ == "XRef" {
 			continue // nor is a cross-reference stream, strings included
 		}
 		if h.strings {
-			o.val.strings(func(s *pdfObj) { h.putString(out, s) })
+			for _, s := range o.strs {
+				h.putString(out, s)
+			}
 		}
-		if o.stream && h.streams && !(typ == "Metadata" && !h.metadata) && !usesCryptFilter(o.val) {
+		if o.stream && h.streams && !(o.typ == "Metadata" && !h.metadata) && !o.crypt {
 			h.putStream(out, o.dataStart, o.dataEnd)
 		}
 	}

@@ -22,6 +22,7 @@ type aesOpts struct {
 	userPW   string // "" for a file that opens without asking
 	literalU bool   // /U and /UE as literal strings, escapes and all
 	encDict  string // replaces the encryption dictionary when set
+	plainStr bool   // /StrF /Identity: strings are left unencrypted
 	damage   func(objs []string)
 }
 
@@ -108,6 +109,9 @@ func encryptPDFAES256(t *testing.T, g *pdfGen, o aesOpts) []byte {
 		iv := sha256.Sum256(fmt.Appendf(nil, "iv %d", n))
 		body = reEncString.ReplaceAllStringFunc(body, func(m string) string {
 			sm := reEncString.FindStringSubmatch(m)
+			if o.plainStr {
+				return pdfLiteral([]byte(sm[2]))
+			}
 			c := aesEncrypt(fileKey[:], iv[:16], []byte(sm[2]))
 			if sm[1] == "hex" {
 				return fmt.Sprintf("<%x>", c)
@@ -128,10 +132,14 @@ func encryptPDFAES256(t *testing.T, g *pdfGen, o aesOpts) []byte {
 		str = pdfLiteral
 	}
 	dict := o.encDict
+	strf := "/StdCF"
+	if o.plainStr {
+		strf = "/Identity"
+	}
 	if dict == "" {
 		dict = fmt.Sprintf("<< /Filter /Standard /V 5 /R %d /Length 256 /P -3904 /O %s /U %s /OE %s /UE %s /Perms %s "+
-			"/CF << /StdCF << /CFM /AESV3 /AuthEvent /DocOpen /Length 32 >> >> /StmF /StdCF /StrF /StdCF >>",
-			o.r, str(ow), str(u), str(oe), str(ue), str(perms))
+			"/CF << /StdCF << /CFM /AESV3 /AuthEvent /DocOpen /Length 32 >> >> /StmF /StdCF /StrF %s >>",
+			o.r, str(ow), str(u), str(oe), str(ue), str(perms), strf)
 	}
 	enc := g.add(dict)
 	if o.damage != nil {
@@ -159,10 +167,11 @@ func aesDoc(t *testing.T, o aesOpts) []byte {
 
 // An AES-256 PDF with an empty user password (permissions only) opens in
 // any viewer; it used to be refused as "AES-256, which asky cannot read
-// yet". R6 (PDF 2.0) and R5 (deprecated Acrobat 9), /U as hex or literal.
+// yet". R6 (PDF 2.0) and R5 (deprecated Acrobat 9), /U as hex or literal,
+// strings encrypted or left plain (/StrF /Identity).
 func TestAES256EmptyUserPasswordIsRead(t *testing.T) {
-	for _, o := range []aesOpts{{r: 6}, {r: 5}, {r: 6, literalU: true}} {
-		t.Run(fmt.Sprintf("R%d literal=%v", o.r, o.literalU), func(t *testing.T) {
+	for _, o := range []aesOpts{{r: 6}, {r: 5}, {r: 6, literalU: true}, {r: 6, plainStr: true}} {
+		t.Run(fmt.Sprintf("R%d literal=%v plain=%v", o.r, o.literalU, o.plainStr), func(t *testing.T) {
 			inOrder(t, extractPDFBytes(t, aesDoc(t, o)),
 				"Statement of account for the third quarter", "Closing balance 1234 euros",
 				"Second page from a compressed stream", "Account holder: Ada (the) Lovelace\\")

@@ -87,9 +87,15 @@ func (o *pdfObj) strings(fn func(*pdfObj)) {
 // for a stream, where the data stands.
 type pdfIndirect struct {
 	num, gen           int
-	val                *pdfObj
+	typ                string    // its /Type
+	strs               []*pdfObj // its strings
+	crypt              bool      // a stream with its own /Crypt filter
 	stream             bool
 	dataStart, dataEnd int
+	// val is the value itself, kept only for what may be an encryption
+	// dictionary (one with /U): the rest of a big file's dictionaries
+	// need not stay in memory.
+	val *pdfObj
 }
 
 // pdfScan is what a scan of the whole file found.
@@ -296,17 +302,22 @@ func scanPDF(b []byte) *pdfScan {
 			s.pos = save
 			continue
 		}
-		obj := pdfIndirect{num: num, gen: gen, val: s.value(0)}
-		if obj.val != nil && obj.val.kind == pdfDict {
+		val := s.value(0)
+		obj := pdfIndirect{num: num, gen: gen, typ: val.key("Type").name()}
+		val.strings(func(s *pdfObj) { obj.strs = append(obj.strs, s) })
+		if val != nil && val.kind == pdfDict {
 			s.skipSpace()
 			if bytes.HasPrefix(b[s.pos:], []byte("stream")) {
 				s.pos += len("stream")
-				obj.stream = true
-				obj.dataStart, obj.dataEnd = s.streamData(obj.val)
+				obj.stream, obj.crypt = true, usesCryptFilter(val)
+				obj.dataStart, obj.dataEnd = s.streamData(val)
 				s.pos = obj.dataEnd
 			}
-			if obj.val.key("Type").name() == "XRef" {
-				out.trailers = append(out.trailers, obj.val)
+			if obj.typ == "XRef" {
+				out.trailers = append(out.trailers, val)
+			}
+			if val.key("U") != nil {
+				obj.val = val
 			}
 		}
 		out.objs = append(out.objs, obj)

@@ -250,8 +250,8 @@ func TestPDFRunningHeadsAndTitle(t *testing.T) {
 			t.Fatalf("page %d after page %d: %q", i, i+1, doc.Text)
 		}
 	}
-	doc, err = Extract("paper.pdf", makePDF(t, [][]string{{"The light box offers a training-", "free method for mice."}}))
-	if err != nil || !strings.Contains(doc.Text, "a training-free method") {
+	doc, err = Extract("paper.pdf", makePDF(t, [][]string{{"The light box offers a rep-", "resentation of the training-", "free method for mice, and a", "training-free baseline."}}))
+	if err != nil || !strings.Contains(doc.Text, "a representation of the training-free method") {
 		t.Fatalf("line-end hyphen not rejoined: %q (%v)", doc.Text, err)
 	}
 	if got := TextSections("Contents\n\n1. Intro ........ 3\n\nBody\n\n2. Next .......... 9\n"); len(got) != 1 {
@@ -259,17 +259,28 @@ func TestPDFRunningHeadsAndTitle(t *testing.T) {
 	}
 }
 
+// joinLineHyphens joins only at the breaks pageText marked (M): a word
+// broken before a lower-case letter loses its hyphen, unless the document
+// writes the compound whole; a capital or a digit keeps the break; a soft
+// hyphen goes before any letter; an unmarked break stays.
 func TestJoinLineHyphens(t *testing.T) {
+	const M = hyphenBreak
 	for in, want := range map[string]string{
-		"a training-\nfree method":      "a training-free method",
-		"a training- \n  free method":   "a training-free method",
-		"co-\noperate and re-\n\tenter": "co-operate and re-enter",
-		"see RFC-\nSection 4":           "see RFC-\nSection 4", // capital: a new sentence or a name
-		"range 1-\n2":                   "range 1-\n2",
-		"item\n- bullet\n- next":        "item\n- bullet\n- next",
-		"-\nx":                          "-\nx",
-		"naïve-\nété":                   "naïve-été",
-		"no hyphen here\nat all":        "no hyphen here\nat all",
+		"a rep-" + M + "\nresentation":                       "a representation",
+		"a rep- " + M + "\n  resentation":                    "a representation",
+		"co-" + M + "\noperate and re-" + M + "\n\tenter":    "cooperate and reenter",
+		"a training-" + M + "\nfree method, training-free":   "a training-free method, training-free",
+		"state-of-the-" + M + "\nart; state-of-the-art":      "state-of-the-art; state-of-the-art",
+		"see RFC-" + M + "\nSection 4":                       "see RFC-\nSection 4", // capital: a new sentence or a name
+		"range 1-" + M + "\n2":                               "range 1-\n2",
+		"item 7-" + M + "\n9 kept":                           "item 7-\n9 kept",
+		"-" + M + "\nx":                                      "-\nx",
+		"naïve-" + M + "\nété":                               "naïveété",
+		"com\u00AD" + M + "\nputes, Ob\u00AD" + M + "\nJect": "computes, ObJect",
+		"unmarked rep-\nresentation":                         "unmarked rep-\nresentation",
+		"stray " + M + "mark":                                "stray mark",
+		"no hyphen here\nat all":                             "no hyphen here\nat all",
+		M:                                                    "",
 	} {
 		if got := joinLineHyphens(in); got != want {
 			t.Errorf("joinLineHyphens(%q) = %q, want %q", in, got, want)

@@ -3,12 +3,13 @@ package research
 import (
 	"bytes"
 	"errors"
+	"fmt"
+	"io"
 	"math"
 	"regexp"
 	"strings"
 	"time"
 	"unicode"
-	"unicode/utf8"
 
 	"github.com/ledongthuc/pdf"
 )
@@ -32,7 +33,7 @@ func extractPDF(data []byte) (*Document, error) {
 	go func() {
 		defer func() {
 			if r := recover(); r != nil {
-				ch <- result{err: skipf("corrupt PDF (%v)", r)}
+				ch <- result{err: skipf("corrupt PDF (%s)", oneLine(r))}
 			}
 		}()
 		d, err := parsePDF(data)
@@ -50,18 +51,32 @@ func parsePDF(data []byte) (doc *Document, err error) {
 	// A PDF encrypted with an empty user password (only the owner's
 	// permissions are locked: common for published papers and statements)
 	// opens in any viewer without asking, so it is read here too: the
-	// library decrypts it with the empty password (RC4, AES-128).
-	r, err := pdf.NewReader(bytes.NewReader(data), int64(len(data)))
+	// library decrypts it with the empty password (RC4, AES-128), and
+	// decryptAESV3 what the library does not (AES-256).
+	r, err := pdf.NewReader(pdfHeader(data), int64(len(data)))
+	encrypted := false
+	if err != nil && strings.Contains(err.Error(), "encryption") {
+		plain, derr := decryptAESV3(data)
+		switch {
+		case derr == nil:
+			encrypted = true
+			r, err = pdf.NewReader(pdfHeader(plain), int64(len(plain)))
+		case errors.Is(derr, errNeedsPassword):
+			return nil, skipf("%s", needsPasswordMsg)
+		case !errors.Is(derr, errNotAESV3):
+			return nil, skipf("encrypted PDF with an encryption asky cannot read (%v); %s", derr, decryptHint)
+		}
+	}
 	if err != nil {
 		return nil, pdfOpenError(err)
 	}
-	if r.Trailer().Key("Encrypt").Kind() != pdf.Null {
+	if encrypted || r.Trailer().Key("Encrypt").Kind() != pdf.Null {
 		// A stream that does not decode after decryption means the
 		// decryption was wrong, not that the file is damaged: say so,
 		// rather than "corrupt PDF (zlib: invalid header)".
 		defer func() {
 			if p := recover(); p != nil {
-				doc, err = nil, skipf("encrypted PDF that asky could not decrypt (%v); %s", p, decryptHint)
+				doc, err = nil, skipf("encrypted PDF that asky could not decrypt (%s); %s", oneLine(p), decryptHint)
 			}
 		}()
 	}
@@ -70,13 +85,10 @@ func parsePDF(data []byte) (doc *Document, err error) {
 	for _, p := range pdfPages(r) {
 		var b strings.Builder
 		pageText(&b, pageItems(p), &fonts)
+		b.WriteString(annotationText(p))
 		pages = append(pages, strings.ReplaceAll(b.String(), "\uFFFD", ""))
 	}
 	text := strings.Join(dropRunningLines(pages), "\n")
-	// A word broken at the line end ("training-" / "free") is rejoined
-	// with its hyphen: without a dictionary the hyphen cannot be told from
-	// a soft one, and keeping it never glues two words together. A soft
-	// hyphen (U+00AD) at the line end is a break and nothing else.
 	text = cleanGlyphs(joinLineHyphens(text))
 	if fields := formFields(r); fields != "" {
 		text = strings.TrimRight(text, "\n") + "\n\n" + fields
@@ -119,6 +131,39 @@ func parsePDF(data []byte) (doc *Document, err error) {
 		secs = textSections(text, true, fonts.headingLines())
 	}
 	return &Document{Text: text, Title: title, Sections: secs}, nil
+}
+
+// pdfHeader reads data as the PDF library will open it: a PDF 2.0 file
+// ("%PDF-2.0", which the library refuses as not a PDF) reads as 1.7. What
+// asky reads of a file, 2.0 changed little of; its AES-256 encryption is
+// read by decryptAESV3.
+func pdfHeader(data []byte) io.ReaderAt {
+	if bytes.HasPrefix(data, []byte("%PDF-2.")) {
+		return header17{data}
+	}
+	return bytes.NewReader(data)
+}
+
+type header17 struct{ data []byte }
+
+func (h header17) ReadAt(p []byte, off int64) (int, error) {
+	if off < 0 || off >= int64(len(h.data)) {
+		return 0, io.EOF
+	}
+	n := copy(p, h.data[off:])
+	for i := 0; i < n; i++ {
+		switch off + int64(i) {
+		case 5:
+			p[i] = '1'
+		case 7:
+			p[i] = '7'
+		}
+	}
+	var err error
+	if n < len(p) {
+		err = io.EOF
+	}
+	return n, err
 }
 
 // Outline bounds: a hostile /Next or /First chain may loop.
@@ -173,56 +218,6 @@ func pdfPages(r *pdf.Reader) []pdf.Page {
 	walk(r.Trailer().Key("Root").Key("Pages"), 0)
 	return out
 }
-
-// joinLineHyphens removes the line break after a hyphen that ends a line
-// between a letter and a lower-case letter ("training-\nfree" becomes
-// "training-free"); spaces and tabs around the break go too. After a soft
-// hyphen (U+00AD) the break and the soft hyphen both go ("com\u00AD\nputes"
-// becomes "computes").
-func joinLineHyphens(text string) string {
-	if !strings.Contains(text, "-") && !strings.Contains(text, softHyphen) {
-		return text
-	}
-	var b strings.Builder
-	b.Grow(len(text))
-	last := 0
-	for i := 0; i < len(text); i++ {
-		if text[i] != '\n' {
-			continue
-		}
-		h := i - 1
-		for h >= 0 && (text[h] == ' ' || text[h] == '\t') {
-			h--
-		}
-		soft := h >= len(softHyphen) && strings.HasSuffix(text[:h+1], softHyphen)
-		if h < 1 || (text[h] != '-' && !soft) {
-			continue
-		}
-		end, word := h+1, text[:h] // a hyphen stays, a soft one goes
-		if soft {
-			end = h + 1 - len(softHyphen)
-			word = text[:end]
-		}
-		before, _ := utf8.DecodeLastRuneInString(word)
-		n := i + 1
-		for n < len(text) && (text[n] == ' ' || text[n] == '\t') {
-			n++
-		}
-		after, _ := utf8.DecodeRuneInString(text[n:])
-		if !unicode.IsLetter(before) || !unicode.IsLower(after) && !(soft && unicode.IsLetter(after)) {
-			continue
-		}
-		b.WriteString(text[last:end])
-		last = n
-	}
-	if last == 0 {
-		return text
-	}
-	b.WriteString(text[last:])
-	return b.String()
-}
-
-const softHyphen = "\u00AD"
 
 // reDigits normalises page numbers in running heads and feet.
 var reDigits = regexp.MustCompile(`\d+`)
@@ -317,6 +312,7 @@ func pageText(b *strings.Builder, txt []pdfItem, fonts *fontStats) {
 	}
 	for _, region := range columnRegions(txt) {
 		newRegion := true
+		leading := regionLeading(region)
 		for _, t := range region {
 			// OCR text layers (the UDHR's) draw newline characters inside
 			// words ("res\npect"); line breaks come from the baseline, so
@@ -330,7 +326,15 @@ func pageText(b *strings.Builder, txt []pdfItem, fonts *fontStats) {
 			if !first {
 				tol := math.Max(t.FontSize*0.4, 1)
 				if newRegion || math.Abs(t.Y-prevY) > tol {
+					// A hyphen ending a line followed, in the same
+					// region, by the next line at the usual spacing (not
+					// a paragraph gap) may be a broken word.
+					dy := prevY - t.Y
+					broken := !newRegion && dy > tol && dy <= leading(t.FontSize) && endsWithHyphen(b.String()[lineStart:])
 					endLine()
+					if broken {
+						b.WriteString(hyphenBreak)
+					}
 					b.WriteByte('\n')
 					lineStart = b.Len()
 				} else if gap := t.X - prevEnd; gap > t.FontSize*0.15 && t.S != " " {
@@ -362,17 +366,30 @@ func dropControl(r rune) rune {
 // decryptHint is what to do with an encrypted PDF asky cannot read.
 const decryptHint = "save a decrypted copy (qpdf --decrypt in.pdf out.pdf) and ingest that"
 
+// needsPasswordMsg refuses a PDF that does not open with an empty user
+// password.
+const needsPasswordMsg = "encrypted PDF: it needs a password; save a decrypted copy (qpdf --decrypt --password=PW in.pdf out.pdf) and ingest that"
+
 // pdfOpenError is the one-line skip reason for a PDF the library cannot
 // open, with what to do for an encrypted one.
 func pdfOpenError(err error) error {
 	msg := err.Error()
 	switch {
 	case errors.Is(err, pdf.ErrInvalidPassword) || strings.Contains(strings.ToLower(msg), "password"):
-		return skipf("encrypted PDF: it needs a password; save a decrypted copy (qpdf --decrypt --password=PW in.pdf out.pdf) and ingest that")
-	case strings.Contains(msg, "256-bit encryption key") || strings.Contains(msg, "revision R=5") || strings.Contains(msg, "revision R=6"):
-		return skipf("encrypted PDF (AES-256), which asky cannot read yet; %s", decryptHint)
+		return skipf("%s", needsPasswordMsg)
 	case strings.Contains(msg, "encryption"):
 		return skipf("encrypted PDF with an encryption asky cannot read (%s); %s", strings.TrimPrefix(strings.TrimPrefix(msg, "unsupported PDF: "), "malformed PDF: "), decryptHint)
 	}
-	return skipf("corrupt PDF (%v)", err)
+	return skipf("corrupt PDF (%s)", oneLine(err))
+}
+
+// oneLine shortens a parser's error for a skip reason: the library quotes
+// the file around a bad token, binary and line breaks included.
+func oneLine(v any) string {
+	s := strings.ToValidUTF8(fmt.Sprint(v), "?")
+	s = strings.Join(strings.FieldsFunc(s, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }), " ")
+	if r := []rune(s); len(r) > 120 {
+		s = string(r[:120]) + "…"
+	}
+	return s
 }

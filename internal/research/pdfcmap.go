@@ -319,12 +319,27 @@ func (lx *cmapLexer) word() []byte {
 }
 
 func (lx *cmapLexer) hex() cmapToken {
-	lx.i++ // <
+	var out []byte
+	out, lx.i = psHex(lx.s, lx.i)
+	return cmapToken{kind: tokString, s: out}
+}
+
+func (lx *cmapLexer) literal() cmapToken {
+	var out []byte
+	out, lx.i = psLiteral(lx.s, lx.i)
+	return cmapToken{kind: tokString, s: out}
+}
+
+// psHex decodes the <hex string> at s[i] and returns the index after it.
+// Other characters are skipped, an odd digit out is padded with 0, and an
+// unterminated string ends at the end of s.
+func psHex(s []byte, i int) ([]byte, int) {
+	i++ // <
 	var out []byte
 	hi := -1
-	for lx.i < len(lx.s) && lx.s[lx.i] != '>' {
-		c := lx.s[lx.i]
-		lx.i++
+	for i < len(s) && s[i] != '>' {
+		c := s[i]
+		i++
 		var v int
 		switch {
 		case c >= '0' && c <= '9':
@@ -346,31 +361,41 @@ func (lx *cmapLexer) hex() cmapToken {
 	if hi >= 0 {
 		out = append(out, byte(hi<<4))
 	}
-	lx.i++ // >
-	return cmapToken{kind: tokString, s: out}
+	if i < len(s) {
+		i++ // >
+	}
+	return out, i
 }
 
-func (lx *cmapLexer) literal() cmapToken {
-	lx.i++ // (
+// psLiteral decodes the (literal string) at s[i], escapes and balanced
+// parentheses, and returns the index after it. An end of line inside
+// reads as \n; an unterminated string ends at the end of s.
+func psLiteral(s []byte, i int) ([]byte, int) {
+	i++ // (
 	var out []byte
 	depth := 1
-	for lx.i < len(lx.s) {
-		c := lx.s[lx.i]
-		lx.i++
+	for i < len(s) {
+		c := s[i]
+		i++
 		switch c {
 		case '(':
 			depth++
 		case ')':
 			depth--
 			if depth == 0 {
-				return cmapToken{kind: tokString, s: out}
+				return out, i
 			}
+		case '\r':
+			if i < len(s) && s[i] == '\n' {
+				i++
+			}
+			c = '\n'
 		case '\\':
-			if lx.i >= len(lx.s) {
-				break
+			if i >= len(s) {
+				continue
 			}
-			e := lx.s[lx.i]
-			lx.i++
+			e := s[i]
+			i++
 			switch e {
 			case 'n':
 				c = '\n'
@@ -382,22 +407,25 @@ func (lx *cmapLexer) literal() cmapToken {
 				c = '\b'
 			case 'f':
 				c = '\f'
-			case '\r', '\n':
+			case '\r', '\n': // a line continuation
+				if e == '\r' && i < len(s) && s[i] == '\n' {
+					i++
+				}
 				continue
 			default:
 				if e >= '0' && e <= '7' {
 					v := int(e - '0')
-					for k := 0; k < 2 && lx.i < len(lx.s) && lx.s[lx.i] >= '0' && lx.s[lx.i] <= '7'; k++ {
-						v = v*8 + int(lx.s[lx.i]-'0')
-						lx.i++
+					for k := 0; k < 2 && i < len(s) && s[i] >= '0' && s[i] <= '7'; k++ {
+						v = v*8 + int(s[i]-'0')
+						i++
 					}
 					c = byte(v)
 				} else {
-					c = e
+					c = e // \( \) \\ and any other escaped byte
 				}
 			}
 		}
 		out = append(out, c)
 	}
-	return cmapToken{kind: tokString, s: out}
+	return out, i
 }

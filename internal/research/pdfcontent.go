@@ -238,20 +238,48 @@ func (g *textState) advance(tx float64) {
 	g.Tm[2][1] += tx * g.Tm[0][1]
 }
 
+// Form XObject bounds: a form may draw forms, and a hostile file may make
+// one draw itself (a cycle) or fan out (each form drawing the next many
+// times over), so depth and the number of forms entered per page are
+// capped, and a form already being drawn is not entered again.
+const (
+	maxXObjectDepth = 8
+	maxXObjects     = 512
+)
+
 // pageItems interprets a page's content stream for its text, as the
 // library's Page.Content does (same positions, one item per code) but with
 // our font decoding, word spacing, composite and Type3 widths, and without
 // the library's panics on a malformed operator, which cost a whole
-// document. Form XObjects are not entered (nor were they before).
+// document. Form XObjects (a letterhead, a slide's text box, a stamped
+// page from another document) are entered where they are drawn, with
+// their /Matrix and their own resources.
 func pageItems(p pdf.Page) []pdfItem {
 	if p.V.IsNull() || p.V.Key("Contents").Kind() == pdf.Null {
 		return nil
 	}
-	fonts := map[string]*pdfFont{}
-	fontRes := p.Resources().Key("Font")
-	g := textState{Th: 1, CTM: identMatrix, Tm: identMatrix, Tlm: identMatrix}
+	c := contentRun{g: textState{Th: 1, CTM: identMatrix, Tm: identMatrix, Tlm: identMatrix}, active: map[string]bool{}, formFonts: map[string]map[string]*pdfFont{}}
+	c.run(p.V.Key("Contents"), p.Resources(), map[string]*pdfFont{}, 0)
+	return c.items
+}
+
+// contentRun is the state of one page's interpretation, forms included.
+type contentRun struct {
+	g      textState
+	items  []pdfItem
+	forms  int             // forms entered so far
+	active map[string]bool // forms being drawn, by identity
+	// formFonts keeps the fonts of forms with their own resources, by
+	// form: a form drawn many times (a logo, a bullet) loads them once.
+	formFonts map[string]map[string]*pdfFont
+}
+
+// run interprets one content stream (the page's, or a form's) with res
+// as its resources and fonts as the fonts loaded from them.
+func (c *contentRun) run(content, res pdf.Value, fonts map[string]*pdfFont, depth int) {
+	fontRes := res.Key("Font")
 	var stack []textState
-	var items []pdfItem
+	g := &c.g
 	show := func(s string) {
 		f := g.font
 		if f == nil {
@@ -266,7 +294,7 @@ func pageItems(p pdf.Page) []pdfItem {
 				est += 0.5 * size
 			}
 			if gl.text != "" {
-				items = append(items, pdfItem{
+				c.items = append(c.items, pdfItem{
 					Text: pdf.Text{Font: f.name, FontSize: size, X: x, Y: y, W: w, S: gl.text},
 					left: left, right: x + w + est, guessed: !gl.known,
 				})
@@ -278,19 +306,11 @@ func pageItems(p pdf.Page) []pdfItem {
 			g.advance(tx * g.Th)
 		})
 	}
-	matrix := func(args []pdf.Value) pdfMatrix {
-		var m pdfMatrix
-		for i := 0; i < 6; i++ {
-			m[i/2][i%2] = args[i].Float64()
-		}
-		m[2][2] = 1
-		return m
-	}
 	nextLine := func() {
 		g.Tlm = translate(0, -g.Tl).mul(g.Tlm)
 		g.Tm = g.Tlm
 	}
-	pdf.Interpret(p.V.Key("Contents"), func(stk *pdf.Stack, op string) {
+	pdf.Interpret(content, func(stk *pdf.Stack, op string) {
 		n := stk.Len()
 		args := make([]pdf.Value, n)
 		for i := n - 1; i >= 0; i-- {
@@ -298,12 +318,14 @@ func pageItems(p pdf.Page) []pdfItem {
 		}
 		switch {
 		case op == "cm" && n == 6:
-			g.CTM = matrix(args).mul(g.CTM)
+			g.CTM = matrixOf(args).mul(g.CTM)
 		case op == "q":
-			stack = append(stack, g)
+			stack = append(stack, *g)
 		case op == "Q" && len(stack) > 0:
-			g = stack[len(stack)-1]
+			*g = stack[len(stack)-1]
 			stack = stack[:len(stack)-1]
+		case op == "Do" && n == 1:
+			c.form(res.Key("XObject").Key(args[0].Name()), res, fonts, depth)
 		case op == "BT":
 			g.Tm, g.Tlm = identMatrix, identMatrix
 		case op == "T*":
@@ -325,7 +347,7 @@ func pageItems(p pdf.Page) []pdfItem {
 			g.Tlm = translate(args[0].Float64(), args[1].Float64()).mul(g.Tlm)
 			g.Tm = g.Tlm
 		case op == "Tm" && n == 6:
-			g.Tm = matrix(args)
+			g.Tm = matrixOf(args)
 			g.Tlm = g.Tm
 		case op == "Tf" && n == 2:
 			name := args[0].Name()
@@ -356,5 +378,55 @@ func pageItems(p pdf.Page) []pdfItem {
 			}
 		}
 	})
-	return items
+}
+
+// form draws a Form XObject: under its /Matrix, with its own resources
+// (or, for an old form without them, the caller's), in a graphics state
+// saved and restored around it. Image XObjects carry no text. A form whose
+// content fails to parse ends there; the page goes on.
+func (c *contentRun) form(x, res pdf.Value, fonts map[string]*pdfFont, depth int) {
+	if x.Kind() != pdf.Stream || x.Key("Subtype").Name() != "Form" || depth >= maxXObjectDepth || c.forms >= maxXObjects {
+		return
+	}
+	// A stream prints as its dictionary and file offset: unique per
+	// stream object, which the library gives no other handle on.
+	id := x.String()
+	if i := strings.LastIndexByte(id, '@'); i >= 0 {
+		id = id[i:]
+	}
+	if c.active[id] {
+		return
+	}
+	c.forms++
+	c.active[id] = true
+	saved := c.g
+	defer func() {
+		c.g = saved
+		delete(c.active, id)
+		_ = recover() // a broken form loses its own text only
+	}()
+	if m := x.Key("Matrix"); m.Len() == 6 {
+		args := make([]pdf.Value, 6)
+		for i := range args {
+			args[i] = m.Index(i)
+		}
+		c.g.CTM = matrixOf(args).mul(c.g.CTM)
+	}
+	if r := x.Key("Resources"); r.Kind() == pdf.Dict {
+		res = r
+		if fonts = c.formFonts[id]; fonts == nil {
+			fonts = map[string]*pdfFont{}
+			c.formFonts[id] = fonts
+		}
+	}
+	c.run(x, res, fonts, depth+1)
+}
+
+func matrixOf(args []pdf.Value) pdfMatrix {
+	var m pdfMatrix
+	for i := 0; i < 6; i++ {
+		m[i/2][i%2] = args[i].Float64()
+	}
+	m[2][2] = 1
+	return m
 }

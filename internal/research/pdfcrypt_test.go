@@ -62,13 +62,19 @@ func encryptPDF(t *testing.T, g *pdfGen, pw string) []byte {
 	return bytes.Replace(out, []byte("/Root 1 0 R >>"), fmt.Appendf(nil, "/Root 1 0 R /Encrypt %d 0 R /ID [<%x> <%x>] >>", enc, id, id), 1)
 }
 
-func encryptedDoc(t *testing.T, pw string) []byte {
-	g := newPDFGen()
-	f := g.font("Helvetica", 500, "")
+// statementPDF is a one-page statement to encrypt; f is its font.
+func statementPDF() (g *pdfGen, f int) {
+	g = newPDFGen()
+	f = g.font("Helvetica", 500, "")
 	g.page(map[string]int{"F1": f}, contentOf([]placed{
 		{font: "F1", size: 11, x: 72, y: 700, text: "Statement of account for the third quarter"},
 		{font: "F1", size: 11, x: 72, y: 680, text: "Closing balance 1234 euros"},
 	}))
+	return g, f
+}
+
+func encryptedDoc(t *testing.T, pw string) []byte {
+	g, _ := statementPDF()
 	return encryptPDF(t, g, pw)
 }
 

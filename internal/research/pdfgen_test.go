@@ -44,6 +44,19 @@ func (g *pdfGen) page(fonts map[string]int, content string) {
 	g.pages = append(g.pages, g.add(fmt.Sprintf("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << %s>> >> /Contents %d 0 R >>", res.String(), c)))
 }
 
+// pageRes adds a page with a resource dictionary written out (fonts and
+// XObjects).
+func (g *pdfGen) pageRes(res, content string) {
+	c := g.stream("", content)
+	g.pages = append(g.pages, g.add(fmt.Sprintf("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << %s >> /Contents %d 0 R >>", res, c)))
+}
+
+// form adds a Form XObject; extra goes into its dictionary (a /Matrix,
+// /Resources).
+func (g *pdfGen) form(extra, content string) int {
+	return g.stream("/Type /XObject /Subtype /Form /BBox [0 0 612 792] "+extra, content)
+}
+
 func (g *pdfGen) bytes() []byte {
 	g.objs[0] = "<< /Type /Catalog /Pages 2 0 R " + g.catalog + ">>"
 	kids := make([]string, len(g.pages))

@@ -20,9 +20,6 @@ var inertKeys = []struct {
 	{"research.max_links_per_url", func(c, d *Config, _ toml.Key) bool { return c.Research.MaxLinksPerURL != d.Research.MaxLinksPerURL }},
 	{"research.max_relevant_links", func(c, d *Config, _ toml.Key) bool { return c.Research.MaxRelevantLinks != d.Research.MaxRelevantLinks }},
 	{"research.memory_max_results", func(c, d *Config, _ toml.Key) bool { return c.Research.MemoryMaxResults != d.Research.MemoryMaxResults }},
-	{"limits.query_expansion_max_depth", func(c, d *Config, _ toml.Key) bool {
-		return c.Limits.QueryExpansionMaxDepth != d.Limits.QueryExpansionMaxDepth
-	}},
 	{"summarizer.lazy_threshold_chars", func(c, d *Config, _ toml.Key) bool {
 		return c.Summarizer.LazyThresholdChars != d.Summarizer.LazyThresholdChars
 	}},

@@ -374,34 +374,22 @@ func isFreeForm(k toml.Key) bool {
 	if len(k) == 0 {
 		return false
 	}
+	if _, ok := originalKeys[strings.Join(k, ".")]; ok {
+		return true // warned about in inertDiagnostics when changed
+	}
 	switch k[0] {
-	case "xmpp":
-		// Keys of the original's xmpp.toml that asky reads without using.
-		return len(k) == 2 && (k[1] == "interface_planner_include_command_reference" || k[1] == "transcript_max_per_session")
 	case "prompts", "daemon", "plugins", "plugin", "xmpp_client", "telegram", "http":
 		return true
 	case "models", "api":
 		// parameters / headers are free-form maps.
 		return len(k) >= 3 && (k[2] == "parameters" || k[2] == "headers")
 	case "research":
-		return len(k) >= 2 && (k[1] == "chromadb" || k[1] == "summarization_workers")
+		return len(k) >= 2 && k[1] == "chromadb"
 	case "tool":
 		return len(k) >= 3 && k[2] == "parameters"
 	case "push_data":
 		// headers and fields are free-form maps.
 		return len(k) >= 3 && (k[2] == "headers" || k[2] == "fields")
-	case "general":
-		// Keys the original reads that we accept without using.
-		if len(k) == 2 {
-			switch k[1] {
-			case "truncate_messages_in_logs", "log_level", "log_file", "query_summary_max_chars", "answer_summary_max_chars",
-				"continue_query_threshold", "interface_model", "interface_model_plain_query_enabled",
-				"interface_model_plain_query_prompt_enrichment_enabled", "default_image_model", "archive_dir", "live_screen_mode":
-				return true
-			}
-		}
-	case "memory":
-		return len(k) == 2 && k[1] == "chroma_collection"
 	}
 	return false
 }
@@ -485,6 +473,18 @@ func (c *Config) normalize() {
 	if c.General.MaxTurns == 0 {
 		c.General.MaxTurns = 20
 	}
+	// The original's bundled research.toml names its sentence-transformers
+	// model; the builtin default here is distilled from that very model, so
+	// an original config keeps working instead of failing every ingest.
+	if e := &c.Research.Embedding; e.Provider == "builtin" && isOriginalEmbedModel(e.Model) {
+		e.Model = Defaults().Research.Embedding.Model
+	}
+}
+
+// isOriginalEmbedModel reports the original asky's default embedding model
+// name, with or without its sentence-transformers/ prefix.
+func isOriginalEmbedModel(m string) bool {
+	return strings.EqualFold(strings.TrimPrefix(m, "sentence-transformers/"), "all-MiniLM-L6-v2")
 }
 
 // Aliases returns the configured model aliases, sorted.

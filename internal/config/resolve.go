@@ -215,6 +215,8 @@ func KnownAPIs() map[string]API {
 		"gemini":     {Type: "openai", BaseURL: "https://generativelanguage.googleapis.com/v1beta/openai", APIKeyEnv: "GOOGLE_API_KEY"},
 		"ollama":     {Type: "openai", BaseURL: "http://127.0.0.1:11434/v1"},
 		"lmstudio":   {Type: "openai", BaseURL: "http://127.0.0.1:1234/v1"},
+		// The original's bundled glmair/glmflash models use it.
+		"zai": {Type: "openai", BaseURL: "https://api.z.ai/api/paas/v4", APIKeyEnv: "ZAI_API_KEY"},
 	}
 }
 

@@ -224,3 +224,26 @@ func TestSecretNeverPrints(t *testing.T) {
 		t.Error("reveal")
 	}
 }
+
+// A model of the original's bundled models.toml names api "zai" without
+// an [api.zai] table of its own.
+func TestResolveBuiltinZai(t *testing.T) {
+	_, getenv := home(t, map[string]string{"models.toml": "[models.glmair]\nid = \"glm-4.5-air\"\napi = \"zai\"\ncontext_size = 100000\n"})
+	cfg, err := Load(getenv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := Env{Getenv: func(k string) string {
+		if k == "ZAI_API_KEY" {
+			return "z-key"
+		}
+		return getenv(k)
+	}}
+	m, err := cfg.ResolveModel(context.Background(), "glmair", env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.BaseURL != "https://api.z.ai/api/paas/v4" || m.Key != "z-key" {
+		t.Errorf("glmair resolved to %s with key %q", m.BaseURL, m.Key)
+	}
+}

@@ -253,6 +253,12 @@ func TestTranslateLegacyArgs(t *testing.T) {
 	if got != want {
 		t.Fatalf("got %s, want %s", got, want)
 	}
+	// The original's argparse took -flag=value too.
+	got = strings.Join(TranslateLegacyArgs([]string{"-sp=be = brief", "-off=a,b", "-pa=3", "-x=1", "--", "-sp=x"}), "|")
+	want = "--system-prompt=be = brief|--tool-off=a,b|--print-answer=3|-x=1|--|-sp=x"
+	if got != want {
+		t.Fatalf("got %s, want %s", got, want)
+	}
 }
 
 func TestUnknownToolOffIsUsageError(t *testing.T) {

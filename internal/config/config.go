@@ -116,6 +116,11 @@ type Model struct {
 	// SourceShortlistEnabled mirrors the original's per-model override.
 	SourceShortlistEnabled *bool `toml:"source_shortlist_enabled,omitempty"`
 	ImageSupport           bool  `toml:"image_support,omitempty"`
+	// BaseURL, APIKeyEnv and APIKey override the [api] table's for this
+	// model only: the original's models inherit them unless they set them.
+	BaseURL   string `toml:"base_url,omitempty"`
+	APIKeyEnv string `toml:"api_key_env,omitempty"`
+	APIKey    Secret `toml:"api_key,omitempty"`
 }
 
 // Limits holds the [limits] table.

@@ -450,17 +450,11 @@ func (c *Config) normalize() {
 	for name, a := range c.API {
 		a.BaseURL = strings.TrimRight(a.BaseURL, "/")
 		if a.BaseURL == "" && a.URL != "" {
-			u := strings.TrimRight(a.URL, "/")
-			switch {
-			case strings.HasSuffix(u, "/chat/completions"):
-				u = strings.TrimSuffix(u, "/chat/completions")
-			case strings.HasSuffix(u, "/messages"):
-				u = strings.TrimSuffix(u, "/messages")
-				if a.Type == "" {
-					a.Type = "anthropic"
-				}
+			var anthropic bool
+			a.BaseURL, anthropic = baseFromURL(a.URL)
+			if anthropic && a.Type == "" {
+				a.Type = "anthropic"
 			}
-			a.BaseURL = u
 		}
 		if a.Type == "" {
 			a.Type = "openai"
@@ -479,6 +473,19 @@ func (c *Config) normalize() {
 	if e := &c.Research.Embedding; e.Provider == "builtin" && isOriginalEmbedModel(e.Model) {
 		e.Model = Defaults().Research.Embedding.Model
 	}
+}
+
+// baseFromURL turns the original's full endpoint URL (…/chat/completions,
+// …/messages) into an API root; anthropic says it was a Messages URL.
+func baseFromURL(u string) (base string, anthropic bool) {
+	u = strings.TrimRight(u, "/")
+	switch {
+	case strings.HasSuffix(u, "/chat/completions"):
+		return strings.TrimSuffix(u, "/chat/completions"), false
+	case strings.HasSuffix(u, "/messages"):
+		return strings.TrimSuffix(u, "/messages"), true
+	}
+	return u, false
 }
 
 // isOriginalEmbedModel reports the original asky's default embedding model

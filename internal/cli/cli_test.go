@@ -417,3 +417,14 @@ func TestVersionJSON(t *testing.T) {
 		}
 	}
 }
+
+// A flag value of the wrong type is worded for a person, exit 2.
+func TestFlagValueErrorIsPlain(t *testing.T) {
+	f, _, _, errOut := testFactory(t, nil)
+	if code := Run([]string{"-t", "abc", "hi"}, f); code != cmdutil.ExitUsage {
+		t.Fatalf("exit %d, want 2\n%s", code, errOut)
+	}
+	if got := errOut.String(); !strings.Contains(got, `error: --turns takes a whole number, got "abc"`) || strings.Contains(got, "strconv") {
+		t.Errorf("stderr: %s", got)
+	}
+}

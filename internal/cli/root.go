@@ -95,7 +95,7 @@ func usageArgErrors(c *cobra.Command) {
 	if check := c.Args; check != nil {
 		c.Args = func(cmd *cobra.Command, args []string) error {
 			if err := check(cmd, args); err != nil {
-				return &cmdutil.FlagError{Err: err, Hint: "usage: " + cmd.UseLine() + "; see `" + cmd.CommandPath() + " --help`"}
+				return &cmdutil.FlagError{Err: plainArgsError(cmd, args, err), Hint: "usage: " + cmd.UseLine() + "; see `" + cmd.CommandPath() + " --help`"}
 			}
 			return nil
 		}
@@ -144,4 +144,26 @@ func plainFlagValueError(err error) error {
 		return err
 	}
 	return fmt.Errorf("--%s takes %s, got %q", ive.GetFlag().Name, want, ive.GetValue())
+}
+
+// plainArgsError words cobra's positional-argument errors ("requires at
+// least 1 arg(s), only received 0", `unknown command "x" for …` from
+// NoArgs) as what the command needs.
+func plainArgsError(cmd *cobra.Command, args []string, err error) error {
+	msg := err.Error()
+	switch {
+	case strings.HasPrefix(msg, "requires at least"), strings.HasPrefix(msg, "accepts "):
+		var need []string
+		for _, w := range strings.Fields(cmd.Use) {
+			if strings.HasPrefix(w, "<") {
+				need = append(need, w)
+			}
+		}
+		if len(args) < len(need) {
+			return fmt.Errorf("%s needs %s", cmd.CommandPath(), strings.Join(need, " "))
+		}
+	case strings.HasPrefix(msg, "unknown command ") && len(args) > 0:
+		return fmt.Errorf("%s takes no arguments, got %q", cmd.CommandPath(), strings.Join(args, " "))
+	}
+	return err
 }

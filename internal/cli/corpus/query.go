@@ -154,27 +154,9 @@ func queryRun(ctx context.Context, opts *QueryOptions) error {
 		if i > 0 {
 			fmt.Fprintln(opts.IO.Out)
 		}
-		where := breadcrumb(r.Title, r.Section)
+		where := research.Breadcrumb(r.Title, r.Section)
 		fmt.Fprintf(opts.IO.Out, "%d. %s  (%s, relevance %.2f: words %.2f, meaning %.2f)\n   %s\n", i+1, render.SanitizeLine(where), render.SanitizeLine(r.Source), r.Score, r.Lexical, r.Dense, render.SanitizeLine(r.Path))
 		fmt.Fprintf(opts.IO.Out, "   %s\n", clip(r.Text, 600))
 	}
 	return nil
-}
-
-// breadcrumb is the "title › heading › subheading" line of a hit. The
-// stored section path joins headings with " > " and usually starts with the
-// document title already (a markdown H1, a PDF outline's first entry), so
-// a leading title is dropped and every level is shown with one separator.
-func breadcrumb(title, section string) string {
-	var parts []string
-	if section != "" {
-		parts = strings.Split(section, " > ")
-	}
-	if len(parts) > 0 && strings.EqualFold(strings.TrimSpace(parts[0]), strings.TrimSpace(title)) {
-		parts = parts[1:]
-	}
-	if title != "" {
-		parts = append([]string{title}, parts...)
-	}
-	return strings.Join(parts, " › ")
 }

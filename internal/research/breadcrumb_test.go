@@ -1,4 +1,4 @@
-package corpus
+package research
 
 import "testing"
 
@@ -13,8 +13,8 @@ func TestBreadcrumbOneSeparator(t *testing.T) {
 		{"", "Intro", "Intro"},
 	}
 	for _, tt := range tests {
-		if got := breadcrumb(tt.title, tt.section); got != tt.want {
-			t.Errorf("breadcrumb(%q, %q) = %q, want %q", tt.title, tt.section, got, tt.want)
+		if got := Breadcrumb(tt.title, tt.section); got != tt.want {
+			t.Errorf("Breadcrumb(%q, %q) = %q, want %q", tt.title, tt.section, got, tt.want)
 		}
 	}
 }

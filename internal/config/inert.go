@@ -16,6 +16,7 @@ var inertKeys = []struct {
 }{
 	{"general.compact_banner", func(c, _ *Config, _ toml.Key) bool { return c.General.CompactBanner }},
 	{"models.*.image_support", func(c, _ *Config, k toml.Key) bool { return c.Models[k[1]].ImageSupport }},
+	{"research.enabled", func(c, _ *Config, _ toml.Key) bool { return !c.Research.Enabled }},
 	{"research.allow_absolute_paths_outside_roots", func(c, _ *Config, _ toml.Key) bool { return c.Research.AllowAbsolutePathsOutsideRoots }},
 	{"research.max_links_per_url", func(c, d *Config, _ toml.Key) bool { return c.Research.MaxLinksPerURL != d.Research.MaxLinksPerURL }},
 	{"research.max_relevant_links", func(c, d *Config, _ toml.Key) bool { return c.Research.MaxRelevantLinks != d.Research.MaxRelevantLinks }},

@@ -443,7 +443,7 @@ func TestDocumentRootsExpandHome(t *testing.T) {
 // The original's bundled research.toml loads quietly and its embedding
 // model name maps to the builtin embedder distilled from it.
 func TestLoadOriginalEmbedding(t *testing.T) {
-	_, getenv := home(t, map[string]string{"research.toml": `
+	cfg, _ := loadQuiet(t, map[string]string{"research.toml": `
 [research.embedding]
 model = "all-MiniLM-L6-v2"
 batch_size = 32
@@ -451,6 +451,15 @@ device = "cpu"
 normalize = true
 local_files_only = false
 `})
+	if got, want := cfg.Research.Embedding.Model, Defaults().Research.Embedding.Model; got != want {
+		t.Errorf("embedding model = %q, want %q", got, want)
+	}
+}
+
+// loadQuiet loads a home with files and fails on any diagnostic.
+func loadQuiet(t *testing.T, files map[string]string) (*Config, func(string) string) {
+	t.Helper()
+	_, getenv := home(t, files)
 	cfg, err := Load(getenv)
 	if err != nil {
 		t.Fatal(err)
@@ -458,7 +467,5 @@ local_files_only = false
 	if len(cfg.Diagnostics) != 0 {
 		t.Errorf("diagnostics: %v", cfg.Diagnostics)
 	}
-	if got, want := cfg.Research.Embedding.Model, Defaults().Research.Embedding.Model; got != want {
-		t.Errorf("embedding model = %q, want %q", got, want)
-	}
+	return cfg, getenv
 }

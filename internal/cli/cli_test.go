@@ -253,6 +253,12 @@ func TestTranslateLegacyArgs(t *testing.T) {
 	if got != want {
 		t.Fatalf("got %s, want %s", got, want)
 	}
+	// The original's argparse took -flag=value too.
+	got = strings.Join(TranslateLegacyArgs([]string{"-sp=be = brief", "-off=a,b", "-pa=3", "-x=1", "--", "-sp=x"}), "|")
+	want = "--system-prompt=be = brief|--tool-off=a,b|--print-answer=3|-x=1|--|-sp=x"
+	if got != want {
+		t.Fatalf("got %s, want %s", got, want)
+	}
 }
 
 func TestUnknownToolOffIsUsageError(t *testing.T) {
@@ -409,5 +415,16 @@ func TestVersionJSON(t *testing.T) {
 		if code := Run(args, f); code != 0 || json.Unmarshal(out.Bytes(), &got) != nil || got["version"] == "" || got["os"] == "" {
 			t.Errorf("%v: exit %d, stdout %q, stderr %q", args, code, out, errOut)
 		}
+	}
+}
+
+// A flag value of the wrong type is worded for a person, exit 2.
+func TestFlagValueErrorIsPlain(t *testing.T) {
+	f, _, _, errOut := testFactory(t, nil)
+	if code := Run([]string{"-t", "abc", "hi"}, f); code != cmdutil.ExitUsage {
+		t.Fatalf("exit %d, want 2\n%s", code, errOut)
+	}
+	if got := errOut.String(); !strings.Contains(got, `error: --turns takes a whole number, got "abc"`) || strings.Contains(got, "strconv") {
+		t.Errorf("stderr: %s", got)
 	}
 }

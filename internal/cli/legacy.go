@@ -83,6 +83,13 @@ func TranslateLegacyArgs(args []string) []string {
 			out = append(out, long)
 			continue
 		}
+		// The original's argparse also took `-sp=text`, `-off=a,b`.
+		if name, value, ok := strings.Cut(a, "="); ok {
+			if long, known := legacyFlags[name]; known {
+				out = append(out, long+"="+value)
+				continue
+			}
+		}
 		out = append(out, a)
 	}
 	return out

@@ -1,10 +1,13 @@
 package cli
 
 import (
+	"errors"
+	"fmt"
 	"strings"
 
 	"github.com/MakeNowJust/heredoc"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/askygo/asky/internal/cli/cmdutil"
 	"github.com/askygo/asky/internal/cli/completion"
@@ -79,7 +82,7 @@ func NewCmdRoot(f *cmdutil.Factory) *cobra.Command {
 		if hint := movedFlagHint(err); hint != "" {
 			return &cmdutil.FlagError{Err: err, Hint: hint}
 		}
-		return &cmdutil.FlagError{Err: err, Hint: "see `" + c.CommandPath() + " --help`"}
+		return &cmdutil.FlagError{Err: plainFlagValueError(err), Hint: "see `" + c.CommandPath() + " --help`"}
 	})
 	usageArgErrors(root)
 	return root
@@ -92,7 +95,7 @@ func usageArgErrors(c *cobra.Command) {
 	if check := c.Args; check != nil {
 		c.Args = func(cmd *cobra.Command, args []string) error {
 			if err := check(cmd, args); err != nil {
-				return &cmdutil.FlagError{Err: err, Hint: "usage: " + cmd.UseLine() + "; see `" + cmd.CommandPath() + " --help`"}
+				return &cmdutil.FlagError{Err: plainArgsError(cmd, args, err), Hint: "usage: " + cmd.UseLine() + "; see `" + cmd.CommandPath() + " --help`"}
 			}
 			return nil
 		}
@@ -117,4 +120,50 @@ func indentExamples(c *cobra.Command) {
 	for _, sub := range c.Commands() {
 		indentExamples(sub)
 	}
+}
+
+// plainFlagValueError words a flag value of the wrong type (`-t abc`) for
+// a person: "--turns takes a whole number, got "abc"" rather than the
+// strconv error.
+func plainFlagValueError(err error) error {
+	var ive *pflag.InvalidValueError
+	if !errors.As(err, &ive) {
+		return err
+	}
+	want := ""
+	switch ive.GetFlag().Value.Type() {
+	case "int", "int64", "int32", "uint", "count":
+		want = "a whole number"
+	case "float64", "float32":
+		want = "a number"
+	case "bool":
+		want = "true or false"
+	case "duration":
+		want = "a duration such as 30s or 5m"
+	default:
+		return err
+	}
+	return fmt.Errorf("--%s takes %s, got %q", ive.GetFlag().Name, want, ive.GetValue())
+}
+
+// plainArgsError words cobra's positional-argument errors ("requires at
+// least 1 arg(s), only received 0", `unknown command "x" for …` from
+// NoArgs) as what the command needs.
+func plainArgsError(cmd *cobra.Command, args []string, err error) error {
+	msg := err.Error()
+	switch {
+	case strings.HasPrefix(msg, "requires at least"), strings.HasPrefix(msg, "accepts "):
+		var need []string
+		for _, w := range strings.Fields(cmd.Use) {
+			if strings.HasPrefix(w, "<") {
+				need = append(need, w)
+			}
+		}
+		if len(args) < len(need) {
+			return fmt.Errorf("%s needs %s", cmd.CommandPath(), strings.Join(need, " "))
+		}
+	case strings.HasPrefix(msg, "unknown command ") && len(args) > 0:
+		return fmt.Errorf("%s takes no arguments, got %q", cmd.CommandPath(), strings.Join(args, " "))
+	}
+	return err
 }

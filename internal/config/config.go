@@ -76,8 +76,11 @@ type General struct {
 	ShortlistEnabled   *bool  `toml:"shortlist_enabled"`
 	CompactBanner      bool   `toml:"compact_banner"`
 	// TerminalContextLines is -tl's line count when given without N.
-	TerminalContextLines int    `toml:"terminal_context_lines"`
-	MarkdownStyle        string `toml:"markdown_style"` // auto (from the terminal background), dark, light, dracula, tokyo-night, pink, ascii, notty, or a glamour JSON style file; $GLAMOUR_STYLE wins
+	TerminalContextLines int `toml:"terminal_context_lines"`
+	// ArchiveDir is where -o without a path writes HTML reports; empty
+	// means <data dir>/archive.
+	ArchiveDir    string `toml:"archive_dir"`
+	MarkdownStyle string `toml:"markdown_style"` // auto (from the terminal background), dark, light, dracula, tokyo-night, pink, ascii, notty, or a glamour JSON style file; $GLAMOUR_STYLE wins
 }
 
 // API is one [api.NAME] endpoint.
@@ -113,6 +116,11 @@ type Model struct {
 	// SourceShortlistEnabled mirrors the original's per-model override.
 	SourceShortlistEnabled *bool `toml:"source_shortlist_enabled,omitempty"`
 	ImageSupport           bool  `toml:"image_support,omitempty"`
+	// BaseURL, APIKeyEnv and APIKey override the [api] table's for this
+	// model only: the original's models inherit them unless they set them.
+	BaseURL   string `toml:"base_url,omitempty"`
+	APIKeyEnv string `toml:"api_key_env,omitempty"`
+	APIKey    Secret `toml:"api_key,omitempty"`
 }
 
 // Limits holds the [limits] table.

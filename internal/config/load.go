@@ -374,34 +374,22 @@ func isFreeForm(k toml.Key) bool {
 	if len(k) == 0 {
 		return false
 	}
+	if _, ok := originalKeys[strings.Join(k, ".")]; ok {
+		return true // warned about in inertDiagnostics when changed
+	}
 	switch k[0] {
-	case "xmpp":
-		// Keys of the original's xmpp.toml that asky reads without using.
-		return len(k) == 2 && (k[1] == "interface_planner_include_command_reference" || k[1] == "transcript_max_per_session")
 	case "prompts", "daemon", "plugins", "plugin", "xmpp_client", "telegram", "http":
 		return true
 	case "models", "api":
 		// parameters / headers are free-form maps.
 		return len(k) >= 3 && (k[2] == "parameters" || k[2] == "headers")
 	case "research":
-		return len(k) >= 2 && (k[1] == "chromadb" || k[1] == "summarization_workers")
+		return len(k) >= 2 && k[1] == "chromadb"
 	case "tool":
 		return len(k) >= 3 && k[2] == "parameters"
 	case "push_data":
 		// headers and fields are free-form maps.
 		return len(k) >= 3 && (k[2] == "headers" || k[2] == "fields")
-	case "general":
-		// Keys the original reads that we accept without using.
-		if len(k) == 2 {
-			switch k[1] {
-			case "truncate_messages_in_logs", "log_level", "log_file", "query_summary_max_chars", "answer_summary_max_chars",
-				"continue_query_threshold", "interface_model", "interface_model_plain_query_enabled",
-				"interface_model_plain_query_prompt_enrichment_enabled", "default_image_model", "archive_dir", "live_screen_mode":
-				return true
-			}
-		}
-	case "memory":
-		return len(k) == 2 && k[1] == "chroma_collection"
 	}
 	return false
 }
@@ -462,17 +450,11 @@ func (c *Config) normalize() {
 	for name, a := range c.API {
 		a.BaseURL = strings.TrimRight(a.BaseURL, "/")
 		if a.BaseURL == "" && a.URL != "" {
-			u := strings.TrimRight(a.URL, "/")
-			switch {
-			case strings.HasSuffix(u, "/chat/completions"):
-				u = strings.TrimSuffix(u, "/chat/completions")
-			case strings.HasSuffix(u, "/messages"):
-				u = strings.TrimSuffix(u, "/messages")
-				if a.Type == "" {
-					a.Type = "anthropic"
-				}
+			var anthropic bool
+			a.BaseURL, anthropic = baseFromURL(a.URL)
+			if anthropic && a.Type == "" {
+				a.Type = "anthropic"
 			}
-			a.BaseURL = u
 		}
 		if a.Type == "" {
 			a.Type = "openai"
@@ -485,6 +467,31 @@ func (c *Config) normalize() {
 	if c.General.MaxTurns == 0 {
 		c.General.MaxTurns = 20
 	}
+	// The original's bundled research.toml names its sentence-transformers
+	// model; the builtin default here is distilled from that very model, so
+	// an original config keeps working instead of failing every ingest.
+	if e := &c.Research.Embedding; e.Provider == "builtin" && isOriginalEmbedModel(e.Model) {
+		e.Model = Defaults().Research.Embedding.Model
+	}
+}
+
+// baseFromURL turns the original's full endpoint URL (…/chat/completions,
+// …/messages) into an API root; anthropic says it was a Messages URL.
+func baseFromURL(u string) (base string, anthropic bool) {
+	u = strings.TrimRight(u, "/")
+	switch {
+	case strings.HasSuffix(u, "/chat/completions"):
+		return strings.TrimSuffix(u, "/chat/completions"), false
+	case strings.HasSuffix(u, "/messages"):
+		return strings.TrimSuffix(u, "/messages"), true
+	}
+	return u, false
+}
+
+// isOriginalEmbedModel reports the original asky's default embedding model
+// name, with or without its sentence-transformers/ prefix.
+func isOriginalEmbedModel(m string) bool {
+	return strings.EqualFold(strings.TrimPrefix(m, "sentence-transformers/"), "all-MiniLM-L6-v2")
 }
 
 // Aliases returns the configured model aliases, sorted.

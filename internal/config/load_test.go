@@ -184,10 +184,18 @@ func TestLoadDiagnostics(t *testing.T) {
 		{"xmpp typo", "[xmpp]\nallowed_jid = [\"a@b\"]\n", 0o600, []string{`xmpp.allowed_jid: unknown key (ignored; did you mean "xmpp.allowed_jids"?)`}},
 		{"original's xmpp keys accepted", "[xmpp]\nenabled = false\ntranscript_max_per_session = 200\ninterface_planner_include_command_reference = true\n", 0o600, nil},
 		{"original's inert keys at their defaults", "[general]\ncompact_banner = false\n[research]\nmax_links_per_url = 50\n[summarizer]\nlazy_threshold_chars = 2000\n", 0o600, nil},
-		{"original's inert keys changed", "[general]\ncompact_banner = true\n[models.a]\napi = \"x\"\nimage_support = true\n[research]\nmemory_max_results = 3\n", 0o600, []string{
+		{"original's inert keys changed", "[general]\ncompact_banner = true\n[models.a]\napi = \"x\"\nimage_support = true\n[research]\nmemory_max_results = 3\nenabled = false\n", 0o600, []string{
 			"general.compact_banner: kept from the original asky; this version has no such feature",
 			"models.a.image_support: kept from the original asky",
-			"research.memory_max_results: kept from the original asky"}},
+			"research.memory_max_results: kept from the original asky",
+			"research.enabled: kept from the original asky"}},
+		{"original's unused keys at their defaults", "[general]\nlog_level = \"INFO\"\ncontinue_query_threshold = 160\ninterface_model = \"\"\n[research]\nsummarization_workers = 2\n[research.chromadb]\nchunks_collection = \"asky_content_chunks\"\n[memory]\nchroma_collection = \"asky_user_memories\"\n", 0o600, nil},
+		{"original's unused keys changed", "[general]\nlog_level = \"DEBUG\"\ninterface_model = \"q8\"\ndefault_image_model = \"vision\"\n[xmpp]\ntranscript_max_per_session = 5\n[research.chromadb]\npersist_directory = \"/x\"\n", 0o600, []string{
+			"general.log_level: kept from the original asky; this version has no such feature",
+			"general.interface_model: kept from the original asky",
+			"general.default_image_model: kept from the original asky",
+			"xmpp.transcript_max_per_session: kept from the original asky",
+			"research.chromadb.persist_directory: kept from the original asky"}},
 		{"env name is not a secret", "[api.x]\nbase_url = \"http://h\"\napi_key_env = \"X\"\n", 0o644, nil},
 	}
 	for _, tt := range tests {
@@ -430,4 +438,34 @@ func TestDocumentRootsExpandHome(t *testing.T) {
 	if got := cfg.DocumentRoots(env); len(got) != 2 || got[0] != "/home/u/docs" || got[1] != "/srv/papers" {
 		t.Fatalf("roots = %v", got)
 	}
+}
+
+// The original's bundled research.toml loads quietly and its embedding
+// model name maps to the builtin embedder distilled from it.
+func TestLoadOriginalEmbedding(t *testing.T) {
+	cfg, _ := loadQuiet(t, map[string]string{"research.toml": `
+[research.embedding]
+model = "all-MiniLM-L6-v2"
+batch_size = 32
+device = "cpu"
+normalize = true
+local_files_only = false
+`})
+	if got, want := cfg.Research.Embedding.Model, Defaults().Research.Embedding.Model; got != want {
+		t.Errorf("embedding model = %q, want %q", got, want)
+	}
+}
+
+// loadQuiet loads a home with files and fails on any diagnostic.
+func loadQuiet(t *testing.T, files map[string]string) (*Config, func(string) string) {
+	t.Helper()
+	_, getenv := home(t, files)
+	cfg, err := Load(getenv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cfg.Diagnostics) != 0 {
+		t.Errorf("diagnostics: %v", cfg.Diagnostics)
+	}
+	return cfg, getenv
 }

@@ -54,3 +54,12 @@ func (c *Config) DocumentRoots(getenv func(string) string) []string {
 	}
 	return roots
 }
+
+// ReportArchiveDir is where -o without a path writes HTML reports:
+// [general] archive_dir with a leading ~ expanded, else <data dir>/archive.
+func (c *Config) ReportArchiveDir(getenv func(string) string) string {
+	if c.General.ArchiveDir != "" {
+		return expandHome(c.General.ArchiveDir, getenv)
+	}
+	return filepath.Join(c.Paths.DataDir, "archive")
+}

@@ -176,12 +176,13 @@ func (c *Config) LookupModel(ctx context.Context, alias string, env Env) (*Resol
 		r.ContextSize = c.General.DefaultContextSize
 	}
 	a, ok := c.APIFor(m.API)
-	if !ok {
+	if !ok && m.BaseURL == "" {
 		if m.API == "" {
 			return nil, fmt.Errorf("model %q has no api; set [models.%s] api = \"NAME\" naming an [api.NAME] table", alias, alias)
 		}
 		return nil, fmt.Errorf("model %q uses api %q, which is not defined in [api]", alias, m.API)
 	}
+	a = m.overAPI(a)
 	r.Type, r.BaseURL, r.Headers = a.Type, a.BaseURL, a.Headers
 	if r.BaseURL == "" {
 		return nil, fmt.Errorf("api %q has no base_url", m.API)
@@ -196,6 +197,9 @@ func (c *Config) ResolveKey(ctx context.Context, r *ResolvedModel, env Env) erro
 		return nil
 	}
 	a, _ := c.APIFor(r.APIName)
+	if m, ok := c.Models[r.Alias]; ok {
+		a = m.overAPI(a)
+	}
 	key, src, err := apiKey(ctx, r.APIName, a, env)
 	if err != nil {
 		return err
@@ -215,7 +219,28 @@ func KnownAPIs() map[string]API {
 		"gemini":     {Type: "openai", BaseURL: "https://generativelanguage.googleapis.com/v1beta/openai", APIKeyEnv: "GOOGLE_API_KEY"},
 		"ollama":     {Type: "openai", BaseURL: "http://127.0.0.1:11434/v1"},
 		"lmstudio":   {Type: "openai", BaseURL: "http://127.0.0.1:1234/v1"},
+		// The original's bundled glmair/glmflash models use it.
+		"zai": {Type: "openai", BaseURL: "https://api.z.ai/api/paas/v4", APIKeyEnv: "ZAI_API_KEY"},
 	}
+}
+
+// overAPI is the endpoint of model m: its api table with the model's own
+// base_url and key settings, when it has them, in their place.
+func (m Model) overAPI(a API) API {
+	if m.BaseURL != "" {
+		base, anthropic := baseFromURL(m.BaseURL)
+		a.BaseURL = base
+		switch {
+		case anthropic:
+			a.Type = "anthropic"
+		case a.Type == "":
+			a.Type = "openai"
+		}
+	}
+	if m.APIKey != "" || m.APIKeyEnv != "" {
+		a.APIKey, a.APIKeyEnv, a.APIKeyCmd = m.APIKey, m.APIKeyEnv, ""
+	}
+	return a
 }
 
 // APIFor returns the [api.NAME] table, falling back to KnownAPIs.

@@ -224,3 +224,69 @@ func TestSecretNeverPrints(t *testing.T) {
 		t.Error("reveal")
 	}
 }
+
+// A model of the original's bundled models.toml names api "zai" without
+// an [api.zai] table of its own.
+func TestResolveBuiltinZai(t *testing.T) {
+	cfg, getenv := loadQuiet(t, map[string]string{"models.toml": "[models.glmair]\nid = \"glm-4.5-air\"\napi = \"zai\"\ncontext_size = 100000\n"})
+	env := Env{Getenv: func(k string) string {
+		if k == "ZAI_API_KEY" {
+			return "z-key"
+		}
+		return getenv(k)
+	}}
+	m, err := cfg.ResolveModel(context.Background(), "glmair", env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.BaseURL != "https://api.z.ai/api/paas/v4" || m.Key != "z-key" {
+		t.Errorf("glmair resolved to %s with key %q", m.BaseURL, m.Key)
+	}
+}
+
+// As in the original, a model inherits base_url and its key from its
+// [api] table unless it sets them itself.
+func TestResolveModelOwnEndpoint(t *testing.T) {
+	cfg, getenv := loadQuiet(t, map[string]string{"config.toml": `
+[api.shared]
+base_url = "http://shared/v1"
+api_key_env = "SHARED_KEY"
+
+[models.inherit]
+api = "shared"
+id = "a"
+
+[models.own]
+api = "shared"
+id = "b"
+base_url = "http://own/v1/chat/completions"
+api_key_env = "OWN_KEY"
+
+[models.bare]
+id = "c"
+base_url = "http://bare/v1"
+`})
+	env := Env{Getenv: func(k string) string {
+		switch k {
+		case "SHARED_KEY":
+			return "k-shared"
+		case "OWN_KEY":
+			return "k-own"
+		}
+		return getenv(k)
+	}}
+	for _, tt := range []struct{ alias, base, key, typ string }{
+		{"inherit", "http://shared/v1", "k-shared", "openai"},
+		{"own", "http://own/v1", "k-own", "openai"},
+		{"bare", "http://bare/v1", "", "openai"},
+	} {
+		m, err := cfg.ResolveModel(context.Background(), tt.alias, env)
+		if err != nil {
+			t.Errorf("%s: %v", tt.alias, err)
+			continue
+		}
+		if m.BaseURL != tt.base || m.Key.Reveal() != tt.key || m.Type != tt.typ {
+			t.Errorf("%s: %s key %q type %s, want %s key %q type %s", tt.alias, m.BaseURL, m.Key.Reveal(), m.Type, tt.base, tt.key, tt.typ)
+		}
+	}
+}

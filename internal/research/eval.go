@@ -91,10 +91,7 @@ func Evaluate(ctx context.Context, ix *Index, qs []EvalQuery, o SearchOptions) (
 			}
 		}
 		if len(hits) > 0 {
-			res.Top = hits[0].Title
-			if hits[0].Section != "" {
-				res.Top += " › " + hits[0].Section
-			}
+			res.Top = Breadcrumb(hits[0].Title, hits[0].Section)
 		}
 		if res.Rank > 0 {
 			rep.Hits++

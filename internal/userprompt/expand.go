@@ -15,7 +15,8 @@ import (
 	"unicode/utf8"
 )
 
-// MaxDepth bounds recursive /alias expansion.
+// MaxDepth bounds recursive /alias expansion unless Expander.MaxDepth
+// says otherwise ([limits] query_expansion_max_depth).
 const MaxDepth = 5
 
 // Expander expands /alias references in a question.
@@ -28,18 +29,25 @@ type Expander struct {
 	Clipboard func() (string, error)
 	// ReadFile reads prompt files; nil means os.ReadFile.
 	ReadFile func(string) ([]byte, error)
+	// MaxDepth bounds the rounds of recursive expansion; 0 means the
+	// package's MaxDepth.
+	MaxDepth int
 }
 
 var aliasRef = regexp.MustCompile(`(^|\s)/([A-Za-z0-9_][A-Za-z0-9_.-]*)(\s|$)`)
 
 // Expand replaces every /key (a known prompt key or /cp, standing alone as
-// a word) with its text, recursively up to MaxDepth. Problems with one
+// a word) with its text, recursively up to e.MaxDepth rounds. Problems with one
 // prompt (a bad file, an empty clipboard) are returned as warnings and the
 // reference is left as typed.
 func (e *Expander) Expand(q string) (string, []string) {
 	var warnings []string
 	warned := map[string]bool{}
-	for depth := 0; depth < MaxDepth; depth++ {
+	rounds := e.MaxDepth
+	if rounds <= 0 {
+		rounds = MaxDepth
+	}
+	for depth := 0; depth < rounds; depth++ {
 		changed := false
 		q = replaceRefs(q, func(key string) (string, bool) {
 			text, ok, warn := e.lookup(key)

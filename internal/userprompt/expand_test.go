@@ -65,6 +65,12 @@ func TestExpand(t *testing.T) {
 	if strings.Count(got, "again") != MaxDepth {
 		t.Errorf("loop: %q", got)
 	}
+	// [limits] query_expansion_max_depth sets the bound.
+	e.MaxDepth = 2
+	if got, _ := e.Expand("/loop"); strings.Count(got, "again") != 2 {
+		t.Errorf("loop with MaxDepth 2: %q", got)
+	}
+	e.MaxDepth = 0
 	e.Clipboard = func() (string, error) { return "", errors.New("no clipboard tool") }
 	if got, w := e.Expand("/cp"); got != "/cp" || len(w) != 1 {
 		t.Errorf("cp failure: %q %v", got, w)

@@ -220,6 +220,14 @@ func TestEval(t *testing.T) {
 	if !strings.Contains(e.out.String(), "recall@5 0.667 (2/3)") || !strings.Contains(e.out.String(), "miss: quantum chromodynamics") {
 		t.Fatalf("eval text: %s", e.out.String())
 	}
+	// The miss line's top hit reads like corpus query's heading path.
+	writeFile(t, qs, `{"query": "rollback journal restores pages", "gold_any": ["no such gold text"]}`+"\n")
+	if err := e.run(t, "eval", qs); err != nil {
+		t.Fatal(err)
+	}
+	if out := e.out.String(); !strings.Contains(out, "(top: Pager › Rollback)") {
+		t.Errorf("eval top hit: %s", out)
+	}
 	writeFile(t, qs, "{not json}\n")
 	if err := e.run(t, "eval", qs); err == nil || !strings.Contains(err.Error(), "line 1") {
 		t.Fatalf("bad file: %v", err)

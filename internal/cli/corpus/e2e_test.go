@@ -65,7 +65,7 @@ func TestCLIEndToEnd(t *testing.T) {
 		{[]string{"corpus", "remove", "pager.md"}, 0, []string{`removed \d+ .*pager\.md`}, nil, nil},
 		{[]string{"corpus", "remove", "pager.md"}, 1, nil, []string{`no such source`}, nil},
 		{[]string{"corpus", "frobnicate"}, 2, nil, []string{`"frobnicate" is not a corpus command`}, nil},
-		{[]string{"corpus", "query"}, 2, nil, []string{`requires at least 1 arg`, "hint: usage: asky corpus query <text>"}, nil},
+		{[]string{"corpus", "query"}, 2, nil, []string{`error: asky corpus query needs <text>`, "hint: usage: asky corpus query <text>"}, nil},
 		{[]string{"corpus", "ingest", "empty"}, 1, nil, []string{`no documents found in empty`, `hint: supported: \.txt`}, nil},
 	}
 	for _, s := range steps {

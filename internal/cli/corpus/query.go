@@ -154,15 +154,7 @@ func queryRun(ctx context.Context, opts *QueryOptions) error {
 		if i > 0 {
 			fmt.Fprintln(opts.IO.Out)
 		}
-		// Breadcrumbs usually start with the document title already.
-		where := r.Title
-		switch {
-		case r.Section == "":
-		case strings.HasPrefix(r.Section, r.Title):
-			where = r.Section
-		default:
-			where += " › " + r.Section
-		}
+		where := research.Breadcrumb(r.Title, r.Section)
 		fmt.Fprintf(opts.IO.Out, "%d. %s  (%s, relevance %.2f: words %.2f, meaning %.2f)\n   %s\n", i+1, render.SanitizeLine(where), render.SanitizeLine(r.Source), r.Score, r.Lexical, r.Dense, render.SanitizeLine(r.Path))
 		fmt.Fprintf(opts.IO.Out, "   %s\n", clip(r.Text, 600))
 	}

@@ -2,6 +2,7 @@ package corpus
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"strings"
@@ -16,6 +17,7 @@ import (
 	"github.com/askygo/asky/internal/llm/provider"
 	"github.com/askygo/asky/internal/render"
 	"github.com/askygo/asky/internal/research"
+	"github.com/askygo/asky/internal/store"
 	"github.com/askygo/asky/internal/usage"
 )
 
@@ -38,18 +40,24 @@ func NewCmdSummarize(f *cmdutil.Factory, runF func(context.Context, *SummarizeOp
 		return provider.New(m, hc, provider.Options{})
 	}}
 	cmd := &cobra.Command{
-		Use:   "summarize <source>",
-		Short: "Summarize a source or one of its sections",
+		Use:     "summarize <source>",
+		Aliases: []string{"summarize-section"},
+		Short:   "Summarize a source or one of its sections",
 		Long: heredoc.Doc(`
 			Summarize a whole source, or one section of it, with the summarization
 			model (general.summarization_model, else the default model). Long text
 			is summarized in pieces first. This is the only corpus command that
 			needs a model.
+
+			The source is an id, a handle, a path or a title; a section title
+			that no source is named after summarizes that section of the one
+			source that has it (as the original's summarize-section).
 		`),
 		Example: heredoc.Doc(`
 			$ asky corpus summarize 3
 			$ asky corpus summarize rfc6749.pdf --section "Refresh Token" --detail compact
 			$ asky corpus summarize 3 --json | jq -r .summary
+			$ asky corpus summarize "Refresh Token"        # a section title
 		`),
 		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
@@ -82,6 +90,11 @@ func summarizeRun(ctx context.Context, opts *SummarizeOptions) error {
 		return err
 	}
 	meta, handleSection, err := research.ResolveSource(ctx, st, opts.Source)
+	if errors.Is(err, research.ErrNoSource) && opts.Section == "" {
+		// As the original's summarize-section: a section title of
+		// whichever source has it.
+		meta, handleSection, err = sourceBySection(ctx, st, opts.Source, err)
+	}
 	if err != nil {
 		return resolveErr(err)
 	}
@@ -138,6 +151,36 @@ type summaryJSON struct {
 }
 
 // sectionText returns the text to summarize and its label.
+// sourceBySection finds the one source with a section titled title
+// (exact, case-insensitive); notFound is returned when none has it.
+func sourceBySection(ctx context.Context, st *store.Store, title string, notFound error) (*store.CorpusSource, string, error) {
+	srcs, err := st.ListCorpusSources(ctx)
+	if err != nil {
+		return nil, "", err
+	}
+	var (
+		found   *store.CorpusSource
+		section string
+		matches []string
+	)
+	for i := range srcs {
+		for _, sec := range research.SectionsOf(&srcs[i]) {
+			if sec.Title != "" && strings.EqualFold(strings.TrimSpace(sec.Title), strings.TrimSpace(title)) {
+				found, section = &srcs[i], sec.ID
+				matches = append(matches, research.Handle(srcs[i].ID)+"#section="+sec.ID)
+			}
+		}
+	}
+	switch len(matches) {
+	case 0:
+		return nil, "", notFound
+	case 1:
+		return found, section, nil
+	}
+	return nil, "", cmdutil.WithHint(fmt.Errorf("section %q is in several places: %s", title, strings.Join(matches, ", ")),
+		"name one: asky corpus summarize HANDLE (e.g. "+matches[0]+")")
+}
+
 func sectionText(content string, secs []research.Section, want string) (string, string, error) {
 	if want == "" {
 		return content, "", nil

@@ -167,7 +167,7 @@ func (r coreRunner) expandPrompts(q *compose.Request, chat map[string]string) er
 		prompts = map[string]string{}
 	}
 	maps.Copy(prompts, chat)
-	e := &userprompt.Expander{Prompts: prompts}
+	e := &userprompt.Expander{Prompts: prompts, MaxDepth: cfg.Limits.QueryExpansionMaxDepth}
 	var warnings []string
 	q.Question, warnings = e.Expand(q.Question)
 	for _, w := range warnings {

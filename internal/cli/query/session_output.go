@@ -80,7 +80,7 @@ func (sx *sessionTurn) writeReport(ctx context.Context, res *turn.Result) (strin
 	if err != nil {
 		return "", err
 	}
-	path := reportPath(sx.opts.Output, filepath.Join(sx.cfg.Paths.DataDir, "archive"), name, sx.opts.Factory.Getenv("HOME"))
+	path := reportPath(sx.opts.Output, sx.cfg.ReportArchiveDir(sx.opts.Factory.Getenv), name, sx.opts.Factory.Getenv("HOME"))
 	return path, report.Write(path, page)
 }
 

@@ -238,6 +238,7 @@ func (sx *sessionTurn) expandPrompts(ctx context.Context) (bool, error) {
 		Prompts:     cfg.UserPrompts,
 		Home:        home,
 		MaxFileSize: cfg.Limits.MaxPromptFileSize,
+		MaxDepth:    cfg.Limits.QueryExpansionMaxDepth,
 		Clipboard: func() (string, error) {
 			return clipboard.Paste(ctx, clipboard.Env{Getenv: opts.Factory.Getenv})
 		},

@@ -45,21 +45,31 @@ func NewCmdSession(f *cmdutil.Factory) *cobra.Command {
 		NewCmdFromMessage(f, nil),
 	)
 	cmdutil.StrictGroup(cmd)
-	// `asky session` alone also says which session this shell continues.
+	// `asky session` alone is the status page, as in the original: which
+	// session this shell continues, then the group's help. Unknown verbs
+	// stay usage errors.
 	strict := cmd.RunE
 	cmd.RunE = func(c *cobra.Command, args []string) error {
-		if len(args) == 0 {
-			d := newDeps(f)
-			if st, err := d.Store(); err == nil {
-				if s, _ := d.current(c.Context(), st); s != nil {
-					fmt.Fprintf(d.IO.ErrOut, "This shell continues session %s (%s).\n\n", sess.Label(s), sess.Turns(s.Turns))
-				} else {
-					fmt.Fprintln(d.IO.ErrOut, "This shell is not bound to a session.")
-					fmt.Fprintln(d.IO.ErrOut)
-				}
-			}
+		if len(args) > 0 {
+			return strict(c, args)
 		}
-		return strict(c, args)
+		d := newDeps(f)
+		st, err := d.Store()
+		if err != nil {
+			return err
+		}
+		s, err := d.current(c.Context(), st)
+		if err != nil {
+			return err
+		}
+		if s != nil {
+			fmt.Fprintf(d.IO.ErrOut, "This shell continues session %s (%s).\n\n", sess.Label(s), sess.Turns(s.Turns))
+		} else {
+			fmt.Fprintln(d.IO.ErrOut, "This shell is not bound to a session.")
+			fmt.Fprintln(d.IO.ErrOut)
+		}
+		c.SetOut(c.ErrOrStderr())
+		return c.Help()
 	}
 	return cmd
 }

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/askygo/asky/internal/llm"
 	"github.com/askygo/asky/internal/turn"
 )
 
@@ -82,6 +83,10 @@ type Chat struct {
 	// ConfirmTTL is how long a yes/no question stays open; zero uses
 	// DefaultConfirmTTL.
 	ConfirmTTL time.Duration
+	// ModelParameters returns the configured [models.ALIAS] parameters,
+	// so the note on a cut answer names the limit key the model uses
+	// (max_tokens or max_completion_tokens); nil says max_tokens.
+	ModelParameters func(alias string) map[string]any
 	// Interval overrides StatusInterval (tests).
 	Interval time.Duration
 	Now      func() time.Time
@@ -248,7 +253,11 @@ func (c *Chat) ask(ctx context.Context, a Ask, out ChatOutput) {
 	case strings.TrimSpace(res.Answer) == "":
 		out.Final(ctx, "(empty answer)", false)
 	case res.Truncated:
-		out.Final(ctx, res.Answer+"\n\n"+TruncatedNote(res.Model), false)
+		var params map[string]any
+		if c.ModelParameters != nil && res.Model != "" {
+			params = c.ModelParameters(res.Model)
+		}
+		out.Final(ctx, res.Answer+"\n\n"+TruncatedNote(res.Model, params), false)
 	default:
 		out.Final(ctx, res.Answer, false)
 	}
@@ -256,13 +265,14 @@ func (c *Chat) ask(ctx context.Context, a Ask, out ChatOutput) {
 
 // TruncatedNote is the line a chat answer cut at the model's output limit
 // ends with, in the CLI's words: a cut is easy to take for the end of the
-// answer, and whoever runs the daemon can raise the limit.
-func TruncatedNote(model string) string {
+// answer, and whoever runs the daemon can raise the limit. params are the
+// model's configured parameters: the key named is the one they use.
+func TruncatedNote(model string, params map[string]any) string {
 	where := "the model's parameters"
 	if model != "" {
 		where = "[models." + model + "] parameters"
 	}
-	return "⚠️ The answer was cut at the model's output limit; set a higher max_tokens in " + where + "."
+	return "⚠️ The answer was cut at the model's output limit; set a higher " + llm.MaxTokensKey(params) + " in " + where + "."
 }
 
 // progress throttles status lines from turn events.

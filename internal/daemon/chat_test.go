@@ -295,3 +295,22 @@ func TestChatOverridesMergeAndReachTheAsk(t *testing.T) {
 		t.Fatalf("new session kept the overrides: %+v", got)
 	}
 }
+
+// The note on a cut answer names the key the user has to raise: a model
+// configured with max_completion_tokens (OpenAI's reasoning models refuse
+// max_tokens) is told that one, as the CLI's warning does.
+func TestTruncatedNoteNamesTheModelsLimitKey(t *testing.T) {
+	params := map[string]map[string]any{"o3": {"max_completion_tokens": 100}, "gpt": {"temperature": 0.2}}
+	for model, key := range map[string]string{"o3": "max_completion_tokens", "gpt": "max_tokens", "unknown": "max_tokens"} {
+		r := runnerFn(func(_ context.Context, a Ask) (*turn.Result, error) {
+			return &turn.Result{Answer: "half", Model: model, Truncated: true}, nil
+		})
+		c := &Chat{Service: NewService(r, 0), ModelParameters: func(alias string) map[string]any { return params[alias] }}
+		rec := newRecorder()
+		c.Handle(context.Background(), ChatMessage{Conversation: "x", Text: "q"}, rec)
+		want := "half\n\n⚠️ The answer was cut at the model's output limit; set a higher " + key + " in [models." + model + "] parameters."
+		if rec.final != want {
+			t.Errorf("%s: %q, want %q", model, rec.final, want)
+		}
+	}
+}

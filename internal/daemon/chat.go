@@ -140,14 +140,9 @@ func (c *Chat) Handle(ctx context.Context, m ChatMessage, out ChatOutput) {
 			out.Final(ctx, "Error: "+err.Error(), true)
 			return
 		case res.Handled:
-			if sc, ok := c.state().(sessionChanger); ok && res.NewSession {
-				sc.SessionChanged(m.Conversation) // the overrides belonged to the session left
-			}
-			if res.Confirm != nil {
-				if _, err := c.setPending(ctx, m.Conversation, *res.Confirm); err != nil {
-					out.Final(ctx, "Error: could not keep the question open: "+err.Error(), true)
-					return
-				}
+			if err := c.commandDone(ctx, m.Conversation, res); err != nil {
+				out.Final(ctx, "Error: "+err.Error(), true)
+				return
 			}
 			out.Final(ctx, res.Reply, false)
 			return
@@ -169,6 +164,78 @@ func (c *Chat) Handle(ctx context.Context, m ChatMessage, out ChatOutput) {
 			return
 		}
 	}
+	c.ask(ctx, a, out)
+}
+
+// commandDone applies what a handled command changed for the chat: a
+// session switch drops the overrides of the session left, and a yes/no
+// question stays open for the chat's next message.
+func (c *Chat) commandDone(ctx context.Context, conversation string, res CommandResult) error {
+	if sc, ok := c.state().(sessionChanger); ok && res.NewSession {
+		sc.SessionChanged(conversation)
+	}
+	if res.Confirm != nil {
+		if _, err := c.setPending(ctx, conversation, *res.Confirm); err != nil {
+			return fmt.Errorf("could not keep the question open: %w", err)
+		}
+	}
+	return nil
+}
+
+// Command runs text as a command for a caller outside the chat's flow
+// (an XMPP ad-hoc command) and returns its reply, with the effects Handle
+// gives it. confirmed answers the yes/no question the command asks
+// (`/session clear`) with yes at once, the caller having asked already;
+// else the question stays open for the chat's next message. Text the
+// handler takes for a question is refused: the caller offers commands.
+func (c *Chat) Command(ctx context.Context, conversation, text string, confirmed bool) (reply string, failed bool) {
+	if c.Commands == nil {
+		return "Error: this daemon runs no commands.", true
+	}
+	res, err := c.Commands.Command(ctx, conversation, text)
+	switch {
+	case err != nil:
+		return "Error: " + err.Error(), true
+	case !res.Handled:
+		return fmt.Sprintf("Error: %q is not a command.", text), true
+	case confirmed && res.Confirm != nil && res.Confirm.Yes != nil:
+		if sc, ok := c.state().(sessionChanger); ok && res.NewSession {
+			sc.SessionChanged(conversation)
+		}
+		var got finalText
+		res.Confirm.Yes(ctx, &got)
+		return got.text, got.failed
+	}
+	if err := c.commandDone(ctx, conversation, res); err != nil {
+		return "Error: " + err.Error(), true
+	}
+	return res.Reply, false
+}
+
+// finalText is a ChatOutput keeping the final text only.
+type finalText struct {
+	text   string
+	failed bool
+}
+
+func (*finalText) Status(context.Context, string) {}
+func (f *finalText) Final(_ context.Context, text string, failed bool) {
+	f.text, f.failed = text, failed
+}
+
+// AskQuestion asks question in the conversation as it is, never as a
+// command (an XMPP ad-hoc query form), with the session's overrides;
+// model, when set, and lean choose how it is answered.
+func (c *Chat) AskQuestion(ctx context.Context, conversation, question, model string, lean bool, out ChatOutput) {
+	a, err := c.newAsk(ctx, conversation, question)
+	if err != nil {
+		out.Final(ctx, "Error: "+err.Error(), true)
+		return
+	}
+	if model != "" {
+		a.Model = model
+	}
+	a.Lean = lean
 	c.ask(ctx, a, out)
 }
 

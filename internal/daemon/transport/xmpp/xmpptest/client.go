@@ -246,6 +246,8 @@ type CommandResult struct {
 	// Fields are the form fields the command asks for.
 	Fields []string
 	SID    string
+	// Error is the condition of an error answer (item-not-found…).
+	Error string
 }
 
 // Command executes the ad-hoc command node at to, submitting fields as a
@@ -298,6 +300,10 @@ func (c *Client) Command(to, node, sid string, fields map[string]string) Command
 	defer cancel()
 	iq := stanza.IQ{To: jid.MustParse(to), Type: stanza.SetIQ}
 	if err := c.s.UnmarshalIQ(ctx, iq.Wrap(xml.NewDecoder(bytes.NewReader(b))), &resp.Command); err != nil {
+		var se stanza.Error
+		if errors.As(err, &se) {
+			return CommandResult{Error: string(se.Condition)}
+		}
 		c.t.Fatalf("command %s: %v", node, err)
 	}
 	out := CommandResult{Status: resp.Command.Status, Note: resp.Command.Note, SID: resp.Command.SID}
@@ -325,6 +331,29 @@ func (c *Client) DiscoInfo(to string) []string {
 	var out []string
 	for _, f := range resp.Features {
 		out = append(out, f.Var)
+	}
+	return out
+}
+
+// CommandNodes returns the ad-hoc command nodes the entity to lists
+// (XEP-0050 discovery through disco#items), failing on an error.
+func (c *Client) CommandNodes(to string) []string {
+	c.t.Helper()
+	var resp struct {
+		Items []struct {
+			Node string `xml:"node,attr"`
+		} `xml:"item"`
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	q := xmlstream.Wrap(nil, xml.StartElement{Name: xml.Name{Space: "http://jabber.org/protocol/disco#items", Local: "query"},
+		Attr: []xml.Attr{{Name: xml.Name{Local: "node"}, Value: "http://jabber.org/protocol/commands"}}})
+	if err := c.s.UnmarshalIQ(ctx, stanza.IQ{To: jid.MustParse(to), Type: stanza.GetIQ}.Wrap(q), &resp); err != nil {
+		c.t.Fatalf("disco#items %s: %v", to, err)
+	}
+	var out []string
+	for _, it := range resp.Items {
+		out = append(out, it.Node)
 	}
 	return out
 }

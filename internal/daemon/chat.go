@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/askygo/asky/internal/llm"
 	"github.com/askygo/asky/internal/turn"
@@ -397,26 +398,29 @@ func LooksLikeCommand(text string) bool {
 	return false
 }
 
-// Split cuts text into pieces of at most limit bytes, cutting at the last
-// newline in the window, else the last space, else hard at a rune
-// boundary; a cut point closer than minCut to the window start is not
-// taken, so pieces do not shrink to a few characters.
-func Split(text string, limit, minCut int) []string {
-	if limit <= 0 || len(text) <= limit {
-		return []string{text}
+// Split cuts text into pieces of at most limit characters (runes, as
+// the original's response_chunk_chars counts) and, when maxBytes > 0, at
+// most maxBytes bytes, cutting at the last newline in the window, else
+// the last space, else hard at a rune boundary; a cut point closer than
+// minCut bytes to the window start is not taken, so pieces do not shrink
+// to a few characters.
+func Split(text string, limit, maxBytes, minCut int) []string {
+	if limit <= 0 {
+		limit = len(text)
 	}
 	var out []string
-	for len(text) > limit {
-		window := text[:limit]
+	for {
+		end := window(text, limit, maxBytes)
+		if end == len(text) {
+			break
+		}
+		window := text[:end]
 		cut := strings.LastIndexByte(window, '\n')
 		if cut < minCut {
 			cut = strings.LastIndexByte(window, ' ')
 		}
 		if cut < minCut {
-			cut = limit
-			for cut > 0 && !runeStart(text[cut]) {
-				cut--
-			}
+			cut = end
 		}
 		piece := strings.TrimRight(text[:cut], " \n")
 		if piece != "" {
@@ -424,10 +428,29 @@ func Split(text string, limit, minCut int) []string {
 		}
 		text = strings.TrimLeft(text[cut:], " \n")
 	}
-	if text != "" {
+	if text != "" || len(out) == 0 {
 		out = append(out, text)
 	}
 	return out
 }
 
-func runeStart(b byte) bool { return b&0xC0 != 0x80 }
+// window is the byte length of text's first limit runes, shortened to
+// at most maxBytes (when > 0) at a rune boundary; at least one rune.
+func window(text string, limit, maxBytes int) int {
+	n := 0
+	for i := range text {
+		if n == limit {
+			return i
+		}
+		_, size := utf8.DecodeRuneInString(text[i:])
+		if maxBytes > 0 && i+size > maxBytes {
+			if i == 0 {
+				return size
+			}
+			return i
+		}
+		n++
+	}
+	return len(text)
+}
+

@@ -13,19 +13,26 @@ import (
 
 func TestSplitPrefersNewlineThenSpaceThenHard(t *testing.T) {
 	for _, tc := range []struct {
-		text  string
-		limit int
-		want  []string
+		text            string
+		limit, maxBytes int
+		want            []string
 	}{
-		{"short", 10, []string{"short"}},
-		{"aaaa bbbb\ncccc dddd", 12, []string{"aaaa bbbb", "cccc dddd"}},
-		{"aaaa bbbb cccc", 11, []string{"aaaa bbbb", "cccc"}},
-		{"abcdefghij", 4, []string{"abcd", "efgh", "ij"}},
-		{"ééééé", 4, []string{"éé", "éé", "é"}}, // never inside a rune
+		{"short", 10, 0, []string{"short"}},
+		{"aaaa bbbb\ncccc dddd", 12, 0, []string{"aaaa bbbb", "cccc dddd"}},
+		{"aaaa bbbb cccc", 11, 0, []string{"aaaa bbbb", "cccc"}},
+		{"abcdefghij", 4, 0, []string{"abcd", "efgh", "ij"}},
+		// response_chunk_chars counts characters, as the original's len().
+		{"ééééé", 4, 0, []string{"éééé", "é"}},
+		{"привет мир", 6, 0, []string{"привет", "мир"}},
+		// The byte cap (the server's stanza limit) still holds, never
+		// inside a rune.
+		{"ééééé", 4, 5, []string{"éé", "éé", "é"}},
+		{"abcdef", 0, 4, []string{"abcd", "ef"}},
+		{"", 5, 0, []string{""}},
 	} {
-		got := Split(tc.text, tc.limit, 0)
+		got := Split(tc.text, tc.limit, tc.maxBytes, 0)
 		if strings.Join(got, "|") != strings.Join(tc.want, "|") {
-			t.Errorf("Split(%q, %d) = %q, want %q", tc.text, tc.limit, got, tc.want)
+			t.Errorf("Split(%q, %d, %d) = %q, want %q", tc.text, tc.limit, tc.maxBytes, got, tc.want)
 		}
 	}
 }

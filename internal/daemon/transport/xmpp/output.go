@@ -49,6 +49,10 @@ type output struct {
 
 var _ daemon.ChatOutput = (*output)(nil)
 
+// again is a new output to the same chat, for a second answer to one
+// message (its question after its files' acknowledgement).
+func (o *output) again() *output { return &output{t: o.t, to: o.to, typ: o.typ} }
+
 func newID() string {
 	b := make([]byte, 8)
 	_, _ = rand.Read(b)
@@ -104,11 +108,7 @@ func (o *output) Final(ctx context.Context, text string, failed bool) {
 // each waiting for a reconnect if the connection is down; it stops at the
 // first piece that cannot go out.
 func (o *output) chunks(ctx context.Context, text string) error {
-	limit := o.t.o.Config.ResponseChunkChars
-	if limit <= 0 || limit > maxBody {
-		limit = maxBody
-	}
-	parts := daemon.Split(text, limit, minChunk)
+	parts := daemon.Split(text, o.t.o.Config.ResponseChunkChars, maxBody, minChunk)
 	for i, part := range parts {
 		if err := o.t.send(ctx, o.message(part), true); err != nil {
 			return fmt.Errorf("(part %d of %d) not delivered: %w", i+1, len(parts), err)

@@ -390,6 +390,14 @@ func (t *Transport) process(ctx context.Context, m *models.Message) {
 		return
 	case m.Document != nil:
 		t.upload(ctx, m, out)
+		// A caption is a question about the document, asked once it is
+		// in (as an XMPP message's text beside its files).
+		if q := strings.TrimSpace(m.Caption); q != "" {
+			out.stop()
+			again := t.newOutput(targetOf(m))
+			defer again.stop()
+			t.o.Chat.Handle(ctx, daemon.ChatMessage{Conversation: conv(m), Text: q}, again)
+		}
 		return
 	case strings.TrimSpace(m.Text) == "":
 		return

@@ -498,8 +498,19 @@ func TestUploadByOOB(t *testing.T) {
 		t.Fatalf("ack %q", a.Body)
 	}
 	mu.Lock()
-	defer mu.Unlock()
-	if len(got) != 2 || got[0] != "xmpp:alice@localhost" || !strings.HasPrefix(got[1], dir) {
+	ingested := slices.Clone(got)
+	mu.Unlock()
+	if got := ingested; len(got) != 2 || got[0] != "xmpp:alice@localhost" || !strings.HasPrefix(got[1], dir) {
 		t.Fatalf("ingested %v", got)
+	}
+	// Text beside the link is a question about the file, asked once it
+	// is in.
+	alice.SendRaw(fmt.Sprintf(`<message to='%s' type='chat'><body>%s what does it say?</body><x xmlns='jabber:x:oob'><url>%s</url></x></message>`,
+		xmpptest.JID("bot"), files.URL+"/more.md", files.URL+"/more.md"))
+	if a, _ := answer(t, alice); !strings.Contains(a.Body, "more.md") {
+		t.Fatalf("ack %q", a.Body)
+	}
+	if a, _ := answer(t, alice); a.Body != "echo: what does it say? (xmpp:alice@localhost)" {
+		t.Fatalf("question %q", a.Body)
 	}
 }

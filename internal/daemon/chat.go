@@ -453,4 +453,3 @@ func window(text string, limit, maxBytes int) int {
 	}
 	return len(text)
 }
-

@@ -128,9 +128,15 @@ func (c *Chat) Handle(ctx context.Context, m ChatMessage, out ChatOutput) {
 	if c.answerPending(ctx, m.Conversation, text, out) {
 		return
 	}
-	if p := c.CommandPrefix; p != "" {
-		if first, rest, _ := strings.Cut(text, " "); strings.EqualFold(first, p) {
+	// "/asky" (or [xmpp] command_prefix) leads a command line, parsed as
+	// the CLI parses one: words that are no command are a question, as
+	// `asky what is …` is in the shell. A room addresses the bot so too.
+	if first, rest, _ := strings.Cut(text, " "); strings.EqualFold(first, "/asky") || (c.CommandPrefix != "" && strings.EqualFold(first, c.CommandPrefix)) {
+		rest = strings.TrimSpace(rest)
+		if rest == "" || LooksLikeCommand(rest) {
 			text = strings.TrimSpace("/asky " + rest)
+		} else {
+			text = rest
 		}
 	}
 	var cmd *CommandResult

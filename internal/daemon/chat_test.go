@@ -100,6 +100,19 @@ func TestChatRouting(t *testing.T) {
 	if r := run("!a history list"); r.final != "ran /asky history list in xmpp:a@b" {
 		t.Fatalf("command_prefix: %+v", r)
 	}
+	// After the prefix, words that are no command are a question, as
+	// `asky what is…` is in the shell.
+	for _, text := range []string{"/asky what is go?", "!a what is go?", "/ASKY   what is go?"} {
+		if r := run(text); r.final != "answer to what is go?" {
+			t.Fatalf("%q: %+v", text, r)
+		}
+	}
+	if r := run("/asky"); r.final != "ran /asky in xmpp:a@b" {
+		t.Fatalf("bare /asky: %+v", r)
+	}
+	if r := run("/asky -L why"); r.final != "ran /asky -L why in xmpp:a@b" {
+		t.Fatalf("/asky flags: %+v", r)
+	}
 	if r := run("!about this"); r.final != "answer to !about this" {
 		t.Fatalf("a longer word is not the prefix: %+v", r)
 	}

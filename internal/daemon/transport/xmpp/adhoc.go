@@ -77,6 +77,7 @@ var discoFeatures = []string{
 	nsOOB,     // shared files
 	nsCorrect, // status corrections
 	"urn:xmpp:styling:0",
+	nsXHTMLIM, // headings of one-message answers
 	"urn:xmpp:receipts",
 	ping.NS,
 }

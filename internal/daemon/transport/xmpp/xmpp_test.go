@@ -233,6 +233,26 @@ func TestChunkingOnNewlines(t *testing.T) {
 	}
 }
 
+// An answer with headings that fits one message also carries XHTML-IM
+// (XEP-0071) through the server, as the original sends it; one split
+// into parts does not.
+func TestHeadingsGoAsXHTMLIM(t *testing.T) {
+	r := runnerFunc(func(_ context.Context, a daemon.Ask) (*turn.Result, error) {
+		return &turn.Result{Answer: "# Answer\n\nParis is the **capital**." + strings.Repeat("\nmore text", len(a.Question))}, nil
+	})
+	f := start(t, r, func(c *config.XMPP) { c.ResponseChunkChars = 100 })
+	alice := f.p.Connect(t, "alice", "alicepw")
+	alice.Send(xmpptest.JID("bot"), "q")
+	a, _ := answer(t, alice)
+	if a.Body != "*Answer*\n\nParis is the *capital*.\nmore text" || !strings.Contains(a.HTML, "<p><strong>Answer</strong></p><p>Paris is the <strong>capital</strong>.</p>") {
+		t.Fatalf("body %q, html %q", a.Body, a.HTML)
+	}
+	alice.Send(xmpptest.JID("bot"), strings.Repeat("q", 20))
+	if a, _ := answer(t, alice); a.HTML != "" {
+		t.Fatalf("a part with XHTML-IM: %+v", a)
+	}
+}
+
 // Ten conversations run at once: each turn waits until all ten started,
 // which would time out if the daemon serialized them.
 func TestTenConversationsRunInParallel(t *testing.T) {

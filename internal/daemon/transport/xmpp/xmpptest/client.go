@@ -29,6 +29,8 @@ type Msg struct {
 	// Receipt is the id a delivery receipt (XEP-0184) acknowledges;
 	// receipts have no body.
 	Receipt string
+	// HTML is the inner XML of an XHTML-IM payload (XEP-0071), if any.
+	HTML string
 }
 
 // Pres is a presence the test client received.
@@ -58,6 +60,35 @@ type msgIn struct {
 	Received struct {
 		ID string `xml:"id,attr"`
 	} `xml:"urn:xmpp:receipts received"`
+	HTML innerXML `xml:"http://jabber.org/protocol/xhtml-im html"`
+}
+
+// innerXML renders an element's content with local names only
+// ("<p><strong>a</strong></p>"): a token decoder has no raw innerxml.
+type innerXML struct{ s string }
+
+func (x *innerXML) UnmarshalXML(d *xml.Decoder, _ xml.StartElement) error {
+	var b bytes.Buffer
+	for depth := 0; ; {
+		tok, err := d.Token()
+		if err != nil {
+			return err
+		}
+		switch t := tok.(type) {
+		case xml.StartElement:
+			depth++
+			b.WriteString("<" + t.Name.Local + ">")
+		case xml.EndElement:
+			if depth == 0 {
+				x.s = b.String()
+				return nil
+			}
+			depth--
+			b.WriteString("</" + t.Name.Local + ">")
+		case xml.CharData:
+			_ = xml.EscapeText(&b, t)
+		}
+	}
 }
 
 // Connect logs user in with resource "test".
@@ -108,7 +139,7 @@ func (p *Prosody) Connect(t T, user, password string) *Client {
 		if err := xml.NewTokenDecoder(xmlstream.MultiReader(xmlstream.Token(*start), r)).Decode(&m); err != nil || m.Body == "" && m.Received.ID == "" {
 			return nil
 		}
-		c.Msgs <- Msg{From: m.From.String(), ID: m.ID, Type: string(m.Type), Body: m.Body, Replace: m.Replace.ID, Receipt: m.Received.ID}
+		c.Msgs <- Msg{From: m.From.String(), ID: m.ID, Type: string(m.Type), Body: m.Body, Replace: m.Replace.ID, Receipt: m.Received.ID, HTML: m.HTML.s}
 		return nil
 	}))
 	if err := s.Send(ctx, stanza.Presence{}.Wrap(nil)); err != nil {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"path"
 	"strings"
 	"sync"
 	"time"
@@ -288,16 +290,71 @@ func (c *Chat) Upload(ctx context.Context, conversation string, urls []string, o
 			return
 		}
 	}
-	defer c.Service.Busy().Begin()() // ingesting: the user waits for it
-	reply := c.Uploads.Handle(ctx, conversation, urls)
-	failed := true // unless a file is in the corpus
-	for _, l := range strings.Split(reply, "\n") {
-		if strings.HasPrefix(l, "✓ ") || strings.HasPrefix(l, "= ") {
+	// .toml files are settings for the session (as a ```toml block),
+	// the rest documents.
+	var lines []string
+	failed := true // unless a file is in the corpus or a setting kept
+	var docs []string
+	for _, u := range urls {
+		if !IsOverrideURL(u) {
+			docs = append(docs, u)
+			continue
+		}
+		line, err := c.overrideFrom(ctx, conversation, u)
+		if err != nil {
+			line = "✗ " + uploadName(u) + ": " + err.Error()
+		} else {
 			failed = false
 		}
+		lines = append(lines, line)
+	}
+	if len(docs) > 0 {
+		defer c.Service.Busy().Begin()() // ingesting: the user waits for it
+		reply := c.Uploads.Handle(ctx, conversation, docs)
+		for _, l := range strings.Split(reply, "\n") {
+			if strings.HasPrefix(l, "✓ ") || strings.HasPrefix(l, "= ") {
+				failed = false
+			}
+		}
+		lines = append(lines, reply)
 	}
 	// Said even when the daemon is stopping (the ingest was cut short).
-	out.Final(context.WithoutCancel(ctx), reply, failed)
+	out.Final(context.WithoutCancel(ctx), strings.Join(lines, "\n"), failed)
+}
+
+// MaxOverrideBytes bounds a settings file sent to a chat (the
+// original's 256 KB).
+const MaxOverrideBytes = 256 << 10
+
+// IsOverrideURL reports a .toml file: the chat's session settings, as
+// the original takes an uploaded general.toml or user.toml.
+func IsOverrideURL(raw string) bool {
+	return strings.EqualFold(path.Ext(uploadName(raw)), ".toml")
+}
+
+// overrideFrom downloads a .toml file (HTTPS, guarded, at most
+// MaxOverrideBytes) and sets its settings for the conversation's session.
+func (c *Chat) overrideFrom(ctx context.Context, conversation, raw string) (string, error) {
+	resp, err := c.Uploads.get(ctx, raw, MaxOverrideBytes)
+	if err != nil {
+		return "", err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(io.LimitReader(resp.Body, MaxOverrideBytes+1))
+	if err != nil {
+		return "", fmt.Errorf("download failed: %v", err)
+	}
+	if len(b) > MaxOverrideBytes {
+		return "", fmt.Errorf("too large (the limit is %d KB)", MaxOverrideBytes>>10)
+	}
+	o, err := overrideFromTOML(string(b))
+	if err != nil {
+		return "", err
+	}
+	if err := c.setOverride(ctx, conversation, o); err != nil {
+		return "", fmt.Errorf("the override was not kept: %v", err)
+	}
+	return fmt.Sprintf("✓ %s: override set for this chat's session: %s (/session new starts without it).", uploadName(raw), o), nil
 }
 
 func (c *Chat) ask(ctx context.Context, a Ask, out ChatOutput) {

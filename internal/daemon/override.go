@@ -77,15 +77,23 @@ func parseOverride(text string) (o Override, found bool, err error) {
 		}
 		return o, false, nil
 	}
+	o, err = overrideFromTOML(m[1])
+	return o, true, err
+}
+
+// overrideFromTOML reads override settings from TOML text (an inline
+// block's, or a .toml file's); anything but the keys of Override is an
+// error.
+func overrideFromTOML(text string) (o Override, err error) {
 	var tree map[string]any
-	if _, err := toml.Decode(m[1], &tree); err != nil {
-		return o, true, fmt.Errorf("bad TOML, nothing was applied: %v", err)
+	if _, err := toml.Decode(text, &tree); err != nil {
+		return o, fmt.Errorf("bad TOML, nothing was applied: %v", err)
 	}
 	if g, ok := tree["general"].(map[string]any); ok {
 		delete(tree, "general")
 		for k, v := range g {
 			if _, dup := tree[k]; dup {
-				return o, true, fmt.Errorf("%s is set twice; nothing was applied", k)
+				return o, fmt.Errorf("%s is set twice; nothing was applied", k)
 			}
 			tree[k] = v
 		}
@@ -101,24 +109,24 @@ func parseOverride(text string) (o Override, found bool, err error) {
 		switch k {
 		case "default_model":
 			if o.Model, err = alias(k, v); err != nil {
-				return Override{}, true, err
+				return Override{}, err
 			}
 		case "summarization_model":
 			if o.SummarizationModel, err = alias(k, v); err != nil {
-				return Override{}, true, err
+				return Override{}, err
 			}
 		case "user_prompts":
 			if o.Prompts, err = prompts(v); err != nil {
-				return Override{}, true, err
+				return Override{}, err
 			}
 		default:
-			return Override{}, true, fmt.Errorf("%s cannot be overridden over chat (only default_model, summarization_model and [user_prompts]); nothing was applied", k)
+			return Override{}, fmt.Errorf("%s cannot be overridden over chat (only default_model, summarization_model and [user_prompts]); nothing was applied", k)
 		}
 	}
 	if o.Model == "" && o.SummarizationModel == "" && len(o.Prompts) == 0 {
-		return o, true, fmt.Errorf("the block sets nothing; nothing was applied")
+		return o, fmt.Errorf("the block sets nothing; nothing was applied")
 	}
-	return o, true, nil
+	return o, nil
 }
 
 // prompts checks a [user_prompts] table: /name = "text". A file://

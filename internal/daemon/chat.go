@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"path"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -140,6 +141,12 @@ func (c *Chat) Handle(ctx context.Context, m ChatMessage, out ChatOutput) {
 		} else {
 			text = rest
 		}
+	}
+	if w := strings.Fields(strings.ToLower(text)); w[0] == "transcript" && (len(w) == 1 || slices.Contains([]string{"list", "show", "use", "clear"}, w[1])) {
+		// The original's transcript list/show/use/clear: this version
+		// keeps no transcript store, so say so rather than "blocked".
+		out.Final(ctx, TranscriptsUnsupported, true)
+		return
 	}
 	var cmd *CommandResult
 	if c.Commands != nil && LooksLikeCommand(text) {

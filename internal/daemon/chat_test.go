@@ -113,6 +113,9 @@ func TestChatRouting(t *testing.T) {
 	if r := run("/asky -L why"); r.final != "ran /asky -L why in xmpp:a@b" {
 		t.Fatalf("/asky flags: %+v", r)
 	}
+	if r := run("transcript list 5"); !r.failed || r.final != TranscriptsUnsupported {
+		t.Fatalf("transcript: %+v", r)
+	}
 	if r := run("!about this"); r.final != "answer to !about this" {
 		t.Fatalf("a longer word is not the prefix: %+v", r)
 	}

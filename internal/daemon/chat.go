@@ -454,18 +454,32 @@ func (p *progress) event(e turn.Event) {
 
 // LooksLikeCommand reports text routed to the command parser: a first
 // token starting with "-" or "\" (preset), or one of the original's
-// command words.
+// command words; memory, corpus and prompts only before one of their
+// verbs, so "memory of …" stays a question (the original asks those).
 func LooksLikeCommand(text string) bool {
-	first, _, _ := strings.Cut(strings.TrimSpace(text), " ")
-	first = strings.ToLower(strings.SplitN(first, "\n", 2)[0])
+	words := strings.Fields(strings.ToLower(text))
+	if len(words) == 0 {
+		return false
+	}
+	first := words[0]
 	if strings.HasPrefix(first, "-") || strings.HasPrefix(first, `\`) {
 		return true
 	}
 	switch first {
-	case "/session", "/h", "/help", "/asky", "history", "session", "transcript", "memory", "corpus", "prompts":
+	case "/session", "/h", "/help", "/asky", "history", "session", "transcript":
 		return true
+	case "memory", "corpus", "prompts":
+		return len(words) > 1 && slices.Contains(groupVerbs[first], words[1])
 	}
 	return false
+}
+
+// groupVerbs are the CLI's verbs of the grouped commands a chat may
+// start with a bare word.
+var groupVerbs = map[string][]string{
+	"memory":  {"list", "add", "delete", "confirm", "clear", "search", "edit", "export", "import", "reindex"},
+	"corpus":  {"ingest", "list", "query", "sections", "summarize", "remove", "eval"},
+	"prompts": {"list"},
 }
 
 // Split cuts text into pieces of at most limit characters (runes, as

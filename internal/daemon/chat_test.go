@@ -41,6 +41,9 @@ func TestLooksLikeCommand(t *testing.T) {
 	for text, want := range map[string]bool{
 		"-H": true, "/session new": true, `\news today`: true, "history list": true,
 		"what is -H?": false, "hello": false, "/sessions are nice": false,
+		// memory, corpus and prompts lead a command only before a verb.
+		"memory list": true, "corpus query x": true, "prompts list": true, "memory clear": true,
+		"memory of my grandmother": false, "corpus callosum?": false, "prompts for a story": false, "memory": false,
 	} {
 		if got := LooksLikeCommand(text); got != want {
 			t.Errorf("LooksLikeCommand(%q) = %v", text, got)

@@ -4,13 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"path"
 	"slices"
 	"strings"
 	"sync"
 	"time"
-	"unicode/utf8"
 
 	"github.com/askygo/asky/internal/llm"
 	"github.com/askygo/asky/internal/turn"
@@ -329,41 +326,6 @@ func (c *Chat) Upload(ctx context.Context, conversation string, urls []string, o
 	out.Final(context.WithoutCancel(ctx), strings.Join(lines, "\n"), failed)
 }
 
-// MaxOverrideBytes bounds a settings file sent to a chat (the
-// original's 256 KB).
-const MaxOverrideBytes = 256 << 10
-
-// IsOverrideURL reports a .toml file: the chat's session settings, as
-// the original takes an uploaded general.toml or user.toml.
-func IsOverrideURL(raw string) bool {
-	return strings.EqualFold(path.Ext(uploadName(raw)), ".toml")
-}
-
-// overrideFrom downloads a .toml file (HTTPS, guarded, at most
-// MaxOverrideBytes) and sets its settings for the conversation's session.
-func (c *Chat) overrideFrom(ctx context.Context, conversation, raw string) (string, error) {
-	resp, err := c.Uploads.get(ctx, raw, MaxOverrideBytes)
-	if err != nil {
-		return "", err
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(io.LimitReader(resp.Body, MaxOverrideBytes+1))
-	if err != nil {
-		return "", fmt.Errorf("download failed: %v", err)
-	}
-	if len(b) > MaxOverrideBytes {
-		return "", fmt.Errorf("too large (the limit is %d KB)", MaxOverrideBytes>>10)
-	}
-	o, err := overrideFromTOML(string(b))
-	if err != nil {
-		return "", err
-	}
-	if err := c.setOverride(ctx, conversation, o); err != nil {
-		return "", fmt.Errorf("the override was not kept: %v", err)
-	}
-	return fmt.Sprintf("✓ %s: override set for this chat's session: %s (/session new starts without it).", uploadName(raw), o), nil
-}
-
 func (c *Chat) ask(ctx context.Context, a Ask, out ChatOutput) {
 	interval := c.Interval
 	if interval <= 0 {
@@ -480,60 +442,4 @@ var groupVerbs = map[string][]string{
 	"memory":  {"list", "add", "delete", "confirm", "clear", "search", "edit", "export", "import", "reindex"},
 	"corpus":  {"ingest", "list", "query", "sections", "summarize", "remove", "eval"},
 	"prompts": {"list"},
-}
-
-// Split cuts text into pieces of at most limit characters (runes, as
-// the original's response_chunk_chars counts) and, when maxBytes > 0, at
-// most maxBytes bytes, cutting at the last newline in the window, else
-// the last space, else hard at a rune boundary; a cut point closer than
-// minCut bytes to the window start is not taken, so pieces do not shrink
-// to a few characters.
-func Split(text string, limit, maxBytes, minCut int) []string {
-	if limit <= 0 {
-		limit = len(text)
-	}
-	var out []string
-	for {
-		end := window(text, limit, maxBytes)
-		if end == len(text) {
-			break
-		}
-		window := text[:end]
-		cut := strings.LastIndexByte(window, '\n')
-		if cut < minCut {
-			cut = strings.LastIndexByte(window, ' ')
-		}
-		if cut < minCut {
-			cut = end
-		}
-		piece := strings.TrimRight(text[:cut], " \n")
-		if piece != "" {
-			out = append(out, piece)
-		}
-		text = strings.TrimLeft(text[cut:], " \n")
-	}
-	if text != "" || len(out) == 0 {
-		out = append(out, text)
-	}
-	return out
-}
-
-// window is the byte length of text's first limit runes, shortened to
-// at most maxBytes (when > 0) at a rune boundary; at least one rune.
-func window(text string, limit, maxBytes int) int {
-	n := 0
-	for i := range text {
-		if n == limit {
-			return i
-		}
-		_, size := utf8.DecodeRuneInString(text[i:])
-		if maxBytes > 0 && i+size > maxBytes {
-			if i == 0 {
-				return size
-			}
-			return i
-		}
-		n++
-	}
-	return len(text)
 }

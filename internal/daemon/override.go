@@ -1,8 +1,11 @@
 package daemon
 
 import (
+	"context"
 	"fmt"
+	"io"
 	"maps"
+	"path"
 	"regexp"
 	"slices"
 	"strings"
@@ -150,4 +153,39 @@ func prompts(v any) (map[string]string, error) {
 		out[name] = s
 	}
 	return out, nil
+}
+
+// MaxOverrideBytes bounds a settings file sent to a chat (the
+// original's 256 KB).
+const MaxOverrideBytes = 256 << 10
+
+// IsOverrideURL reports a .toml file: the chat's session settings, as
+// the original takes an uploaded general.toml or user.toml.
+func IsOverrideURL(raw string) bool {
+	return strings.EqualFold(path.Ext(uploadName(raw)), ".toml")
+}
+
+// overrideFrom downloads a .toml file (HTTPS, guarded, at most
+// MaxOverrideBytes) and sets its settings for the conversation's session.
+func (c *Chat) overrideFrom(ctx context.Context, conversation, raw string) (string, error) {
+	resp, err := c.Uploads.get(ctx, raw, MaxOverrideBytes)
+	if err != nil {
+		return "", err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(io.LimitReader(resp.Body, MaxOverrideBytes+1))
+	if err != nil {
+		return "", fmt.Errorf("download failed: %v", err)
+	}
+	if len(b) > MaxOverrideBytes {
+		return "", fmt.Errorf("too large (the limit is %d KB)", MaxOverrideBytes>>10)
+	}
+	o, err := overrideFromTOML(string(b))
+	if err != nil {
+		return "", err
+	}
+	if err := c.setOverride(ctx, conversation, o); err != nil {
+		return "", fmt.Errorf("the override was not kept: %v", err)
+	}
+	return fmt.Sprintf("✓ %s: override set for this chat's session: %s (/session new starts without it).", uploadName(raw), o), nil
 }

@@ -45,6 +45,7 @@ func TestScripts(t *testing.T) {
 			"llm-wait":      cmdLLMWait,
 			"prosody-start": cmdProsody,
 			"xmpp-ask":      cmdXMPPAsk,
+			"xmpp-command":  cmdXMPPCommand,
 		},
 		Condition: prosodyCondition,
 	})

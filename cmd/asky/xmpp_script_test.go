@@ -59,28 +59,37 @@ func cmdProsody(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Defer(func() { prosodies.Delete(ts) })
 }
 
+// cmdXMPPCommand runs an ad-hoc command (XEP-0050) as alice on the bot
+// and prints its note, the fields of the form it asks for, or its error:
+// `xmpp-command NODE [var=value…]`.
+func cmdXMPPCommand(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) == 0 {
+		ts.Fatalf("usage: xmpp-command NODE [var=value…]")
+	}
+	c := connectAlice(ts)
+	var fields map[string]string
+	for _, a := range args[1:] {
+		k, v, _ := strings.Cut(a, "=")
+		if fields == nil {
+			fields = map[string]string{}
+		}
+		fields[k] = v
+	}
+	r := c.Command(xmpptest.JID("bot")+"/asky", args[0], "", fields)
+	switch {
+	case r.Error != "":
+		fmt.Fprintln(ts.Stdout(), "error:", r.Error)
+	case len(r.Fields) > 0:
+		fmt.Fprintln(ts.Stdout(), r.Status, "form:", strings.Join(r.Fields, " "))
+	default:
+		fmt.Fprintln(ts.Stdout(), r.Status+":", r.Note)
+	}
+}
+
 // cmdXMPPAsk sends a chat message as alice to the bot and prints the
 // answer (status lines and corrections skipped): `xmpp-ask words…`.
 func cmdXMPPAsk(ts *testscript.TestScript, neg bool, args []string) {
-	v, ok := prosodies.Load(ts)
-	if !ok {
-		ts.Fatalf("xmpp-ask: run prosody-start first")
-	}
-	p := v.(*xmpptest.Prosody)
-	// The daemon logs in after `daemon start` returns; a message sent
-	// before would reach no one (the test server keeps no offline store).
-	statesFile := daemon.StatesPath(filepath.Join(ts.Getenv("ASKY_HOME"), "daemon.pid"))
-	for wait := time.Now().Add(15 * time.Second); ; {
-		states, _ := daemon.LoadStates(statesFile)
-		if slices.ContainsFunc(states, func(s daemon.TransportState) bool { return s.Name == "xmpp" && s.State == daemon.StateConnected }) {
-			break
-		}
-		if time.Now().After(wait) {
-			ts.Fatalf("xmpp-ask: the daemon's XMPP transport is not connected: %+v", states)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	c := p.Connect(scriptT{ts}, "alice", "alicepw")
+	c := connectAlice(ts)
 	c.Send(xmpptest.JID("bot"), strings.Join(args, " "))
 	deadline := time.After(30 * time.Second)
 	for {
@@ -95,6 +104,29 @@ func cmdXMPPAsk(ts *testscript.TestScript, neg bool, args []string) {
 			ts.Fatalf("xmpp-ask: no answer within 30s")
 		}
 	}
+}
+
+// connectAlice logs alice in once the daemon's XMPP transport is up.
+func connectAlice(ts *testscript.TestScript) *xmpptest.Client {
+	v, ok := prosodies.Load(ts)
+	if !ok {
+		ts.Fatalf("run prosody-start first")
+	}
+	p := v.(*xmpptest.Prosody)
+	// The daemon logs in after `daemon start` returns; a message sent
+	// before would reach no one (the test server keeps no offline store).
+	statesFile := daemon.StatesPath(filepath.Join(ts.Getenv("ASKY_HOME"), "daemon.pid"))
+	for wait := time.Now().Add(15 * time.Second); ; {
+		states, _ := daemon.LoadStates(statesFile)
+		if slices.ContainsFunc(states, func(s daemon.TransportState) bool { return s.Name == "xmpp" && s.State == daemon.StateConnected }) {
+			break
+		}
+		if time.Now().After(wait) {
+			ts.Fatalf("the daemon's XMPP transport is not connected: %+v", states)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return p.Connect(scriptT{ts}, "alice", "alicepw")
 }
 
 // prosodies maps a running script to its server (Setup cannot know

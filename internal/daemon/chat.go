@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/askygo/asky/internal/llm"
 	"github.com/askygo/asky/internal/turn"
 )
 
@@ -82,6 +84,10 @@ type Chat struct {
 	// ConfirmTTL is how long a yes/no question stays open; zero uses
 	// DefaultConfirmTTL.
 	ConfirmTTL time.Duration
+	// ModelParameters returns the configured [models.ALIAS] parameters,
+	// so the note on a cut answer names the limit key the model uses
+	// (max_tokens or max_completion_tokens); nil says max_tokens.
+	ModelParameters func(alias string) map[string]any
 	// Interval overrides StatusInterval (tests).
 	Interval time.Duration
 	Now      func() time.Time
@@ -122,10 +128,22 @@ func (c *Chat) Handle(ctx context.Context, m ChatMessage, out ChatOutput) {
 	if c.answerPending(ctx, m.Conversation, text, out) {
 		return
 	}
-	if p := c.CommandPrefix; p != "" {
-		if first, rest, _ := strings.Cut(text, " "); strings.EqualFold(first, p) {
+	// "/asky" (or [xmpp] command_prefix) leads a command line, parsed as
+	// the CLI parses one: words that are no command are a question, as
+	// `asky what is …` is in the shell. A room addresses the bot so too.
+	if first, rest, _ := strings.Cut(text, " "); strings.EqualFold(first, "/asky") || (c.CommandPrefix != "" && strings.EqualFold(first, c.CommandPrefix)) {
+		rest = strings.TrimSpace(rest)
+		if rest == "" || LooksLikeCommand(rest) {
 			text = strings.TrimSpace("/asky " + rest)
+		} else {
+			text = rest
 		}
+	}
+	if w := strings.Fields(strings.ToLower(text)); w[0] == "transcript" && (len(w) == 1 || slices.Contains([]string{"list", "show", "use", "clear"}, w[1])) {
+		// The original's transcript list/show/use/clear: this version
+		// keeps no transcript store, so say so rather than "blocked".
+		out.Final(ctx, TranscriptsUnsupported, true)
+		return
 	}
 	var cmd *CommandResult
 	if c.Commands != nil && LooksLikeCommand(text) {
@@ -135,14 +153,9 @@ func (c *Chat) Handle(ctx context.Context, m ChatMessage, out ChatOutput) {
 			out.Final(ctx, "Error: "+err.Error(), true)
 			return
 		case res.Handled:
-			if sc, ok := c.state().(sessionChanger); ok && res.NewSession {
-				sc.SessionChanged(m.Conversation) // the overrides belonged to the session left
-			}
-			if res.Confirm != nil {
-				if _, err := c.setPending(ctx, m.Conversation, *res.Confirm); err != nil {
-					out.Final(ctx, "Error: could not keep the question open: "+err.Error(), true)
-					return
-				}
+			if err := c.commandDone(ctx, m.Conversation, res); err != nil {
+				out.Final(ctx, "Error: "+err.Error(), true)
+				return
 			}
 			out.Final(ctx, res.Reply, false)
 			return
@@ -164,6 +177,78 @@ func (c *Chat) Handle(ctx context.Context, m ChatMessage, out ChatOutput) {
 			return
 		}
 	}
+	c.ask(ctx, a, out)
+}
+
+// commandDone applies what a handled command changed for the chat: a
+// session switch drops the overrides of the session left, and a yes/no
+// question stays open for the chat's next message.
+func (c *Chat) commandDone(ctx context.Context, conversation string, res CommandResult) error {
+	if sc, ok := c.state().(sessionChanger); ok && res.NewSession {
+		sc.SessionChanged(conversation)
+	}
+	if res.Confirm != nil {
+		if _, err := c.setPending(ctx, conversation, *res.Confirm); err != nil {
+			return fmt.Errorf("could not keep the question open: %w", err)
+		}
+	}
+	return nil
+}
+
+// Command runs text as a command for a caller outside the chat's flow
+// (an XMPP ad-hoc command) and returns its reply, with the effects Handle
+// gives it. confirmed answers the yes/no question the command asks
+// (`/session clear`) with yes at once, the caller having asked already;
+// else the question stays open for the chat's next message. Text the
+// handler takes for a question is refused: the caller offers commands.
+func (c *Chat) Command(ctx context.Context, conversation, text string, confirmed bool) (reply string, failed bool) {
+	if c.Commands == nil {
+		return "Error: this daemon runs no commands.", true
+	}
+	res, err := c.Commands.Command(ctx, conversation, text)
+	switch {
+	case err != nil:
+		return "Error: " + err.Error(), true
+	case !res.Handled:
+		return fmt.Sprintf("Error: %q is not a command.", text), true
+	case confirmed && res.Confirm != nil && res.Confirm.Yes != nil:
+		if sc, ok := c.state().(sessionChanger); ok && res.NewSession {
+			sc.SessionChanged(conversation)
+		}
+		var got finalText
+		res.Confirm.Yes(ctx, &got)
+		return got.text, got.failed
+	}
+	if err := c.commandDone(ctx, conversation, res); err != nil {
+		return "Error: " + err.Error(), true
+	}
+	return res.Reply, false
+}
+
+// finalText is a ChatOutput keeping the final text only.
+type finalText struct {
+	text   string
+	failed bool
+}
+
+func (*finalText) Status(context.Context, string) {}
+func (f *finalText) Final(_ context.Context, text string, failed bool) {
+	f.text, f.failed = text, failed
+}
+
+// AskQuestion asks question in the conversation as it is, never as a
+// command (an XMPP ad-hoc query form), with the session's overrides;
+// model, when set, and lean choose how it is answered.
+func (c *Chat) AskQuestion(ctx context.Context, conversation, question, model string, lean bool, out ChatOutput) {
+	a, err := c.newAsk(ctx, conversation, question)
+	if err != nil {
+		out.Final(ctx, "Error: "+err.Error(), true)
+		return
+	}
+	if model != "" {
+		a.Model = model
+	}
+	a.Lean = lean
 	c.ask(ctx, a, out)
 }
 
@@ -209,16 +294,36 @@ func (c *Chat) Upload(ctx context.Context, conversation string, urls []string, o
 			return
 		}
 	}
-	defer c.Service.Busy().Begin()() // ingesting: the user waits for it
-	reply := c.Uploads.Handle(ctx, conversation, urls)
-	failed := true // unless a file is in the corpus
-	for _, l := range strings.Split(reply, "\n") {
-		if strings.HasPrefix(l, "✓ ") || strings.HasPrefix(l, "= ") {
+	// .toml files are settings for the session (as a ```toml block),
+	// the rest documents.
+	var lines []string
+	failed := true // unless a file is in the corpus or a setting kept
+	var docs []string
+	for _, u := range urls {
+		if !IsOverrideURL(u) {
+			docs = append(docs, u)
+			continue
+		}
+		line, err := c.overrideFrom(ctx, conversation, u)
+		if err != nil {
+			line = "✗ " + uploadName(u) + ": " + err.Error()
+		} else {
 			failed = false
 		}
+		lines = append(lines, line)
+	}
+	if len(docs) > 0 {
+		defer c.Service.Busy().Begin()() // ingesting: the user waits for it
+		reply := c.Uploads.Handle(ctx, conversation, docs)
+		for _, l := range strings.Split(reply, "\n") {
+			if strings.HasPrefix(l, "✓ ") || strings.HasPrefix(l, "= ") {
+				failed = false
+			}
+		}
+		lines = append(lines, reply)
 	}
 	// Said even when the daemon is stopping (the ingest was cut short).
-	out.Final(context.WithoutCancel(ctx), reply, failed)
+	out.Final(context.WithoutCancel(ctx), strings.Join(lines, "\n"), failed)
 }
 
 func (c *Chat) ask(ctx context.Context, a Ask, out ChatOutput) {
@@ -248,7 +353,11 @@ func (c *Chat) ask(ctx context.Context, a Ask, out ChatOutput) {
 	case strings.TrimSpace(res.Answer) == "":
 		out.Final(ctx, "(empty answer)", false)
 	case res.Truncated:
-		out.Final(ctx, res.Answer+"\n\n"+TruncatedNote(res.Model), false)
+		var params map[string]any
+		if c.ModelParameters != nil && res.Model != "" {
+			params = c.ModelParameters(res.Model)
+		}
+		out.Final(ctx, res.Answer+"\n\n"+TruncatedNote(res.Model, params), false)
 	default:
 		out.Final(ctx, res.Answer, false)
 	}
@@ -256,13 +365,14 @@ func (c *Chat) ask(ctx context.Context, a Ask, out ChatOutput) {
 
 // TruncatedNote is the line a chat answer cut at the model's output limit
 // ends with, in the CLI's words: a cut is easy to take for the end of the
-// answer, and whoever runs the daemon can raise the limit.
-func TruncatedNote(model string) string {
+// answer, and whoever runs the daemon can raise the limit. params are the
+// model's configured parameters: the key named is the one they use.
+func TruncatedNote(model string, params map[string]any) string {
 	where := "the model's parameters"
 	if model != "" {
 		where = "[models." + model + "] parameters"
 	}
-	return "⚠️ The answer was cut at the model's output limit; set a higher max_tokens in " + where + "."
+	return "⚠️ The answer was cut at the model's output limit; set a higher " + llm.MaxTokensKey(params) + " in " + where + "."
 }
 
 // progress throttles status lines from turn events.
@@ -306,51 +416,30 @@ func (p *progress) event(e turn.Event) {
 
 // LooksLikeCommand reports text routed to the command parser: a first
 // token starting with "-" or "\" (preset), or one of the original's
-// command words.
+// command words; memory, corpus and prompts only before one of their
+// verbs, so "memory of …" stays a question (the original asks those).
 func LooksLikeCommand(text string) bool {
-	first, _, _ := strings.Cut(strings.TrimSpace(text), " ")
-	first = strings.ToLower(strings.SplitN(first, "\n", 2)[0])
+	words := strings.Fields(strings.ToLower(text))
+	if len(words) == 0 {
+		return false
+	}
+	first := words[0]
 	if strings.HasPrefix(first, "-") || strings.HasPrefix(first, `\`) {
 		return true
 	}
 	switch first {
-	case "/session", "/h", "/help", "/asky", "history", "session", "transcript", "memory", "corpus", "prompts":
+	case "/session", "/h", "/help", "/asky", "history", "session", "transcript":
 		return true
+	case "memory", "corpus", "prompts":
+		return len(words) > 1 && slices.Contains(groupVerbs[first], words[1])
 	}
 	return false
 }
 
-// Split cuts text into pieces of at most limit bytes, cutting at the last
-// newline in the window, else the last space, else hard at a rune
-// boundary; a cut point closer than minCut to the window start is not
-// taken, so pieces do not shrink to a few characters.
-func Split(text string, limit, minCut int) []string {
-	if limit <= 0 || len(text) <= limit {
-		return []string{text}
-	}
-	var out []string
-	for len(text) > limit {
-		window := text[:limit]
-		cut := strings.LastIndexByte(window, '\n')
-		if cut < minCut {
-			cut = strings.LastIndexByte(window, ' ')
-		}
-		if cut < minCut {
-			cut = limit
-			for cut > 0 && !runeStart(text[cut]) {
-				cut--
-			}
-		}
-		piece := strings.TrimRight(text[:cut], " \n")
-		if piece != "" {
-			out = append(out, piece)
-		}
-		text = strings.TrimLeft(text[cut:], " \n")
-	}
-	if text != "" {
-		out = append(out, text)
-	}
-	return out
+// groupVerbs are the CLI's verbs of the grouped commands a chat may
+// start with a bare word.
+var groupVerbs = map[string][]string{
+	"memory":  {"list", "add", "delete", "confirm", "clear", "search", "edit", "export", "import", "reindex"},
+	"corpus":  {"ingest", "list", "query", "sections", "summarize", "remove", "eval"},
+	"prompts": {"list"},
 }
-
-func runeStart(b byte) bool { return b&0xC0 != 0x80 }

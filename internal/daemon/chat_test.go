@@ -13,19 +13,26 @@ import (
 
 func TestSplitPrefersNewlineThenSpaceThenHard(t *testing.T) {
 	for _, tc := range []struct {
-		text  string
-		limit int
-		want  []string
+		text            string
+		limit, maxBytes int
+		want            []string
 	}{
-		{"short", 10, []string{"short"}},
-		{"aaaa bbbb\ncccc dddd", 12, []string{"aaaa bbbb", "cccc dddd"}},
-		{"aaaa bbbb cccc", 11, []string{"aaaa bbbb", "cccc"}},
-		{"abcdefghij", 4, []string{"abcd", "efgh", "ij"}},
-		{"ééééé", 4, []string{"éé", "éé", "é"}}, // never inside a rune
+		{"short", 10, 0, []string{"short"}},
+		{"aaaa bbbb\ncccc dddd", 12, 0, []string{"aaaa bbbb", "cccc dddd"}},
+		{"aaaa bbbb cccc", 11, 0, []string{"aaaa bbbb", "cccc"}},
+		{"abcdefghij", 4, 0, []string{"abcd", "efgh", "ij"}},
+		// response_chunk_chars counts characters, as the original's len().
+		{"ééééé", 4, 0, []string{"éééé", "é"}},
+		{"привет мир", 6, 0, []string{"привет", "мир"}},
+		// The byte cap (the server's stanza limit) still holds, never
+		// inside a rune.
+		{"ééééé", 4, 5, []string{"éé", "éé", "é"}},
+		{"abcdef", 0, 4, []string{"abcd", "ef"}},
+		{"", 5, 0, []string{""}},
 	} {
-		got := Split(tc.text, tc.limit, 0)
+		got := Split(tc.text, tc.limit, tc.maxBytes, 0)
 		if strings.Join(got, "|") != strings.Join(tc.want, "|") {
-			t.Errorf("Split(%q, %d) = %q, want %q", tc.text, tc.limit, got, tc.want)
+			t.Errorf("Split(%q, %d, %d) = %q, want %q", tc.text, tc.limit, tc.maxBytes, got, tc.want)
 		}
 	}
 }
@@ -34,6 +41,9 @@ func TestLooksLikeCommand(t *testing.T) {
 	for text, want := range map[string]bool{
 		"-H": true, "/session new": true, `\news today`: true, "history list": true,
 		"what is -H?": false, "hello": false, "/sessions are nice": false,
+		// memory, corpus and prompts lead a command only before a verb.
+		"memory list": true, "corpus query x": true, "prompts list": true, "memory clear": true,
+		"memory of my grandmother": false, "corpus callosum?": false, "prompts for a story": false, "memory": false,
 	} {
 		if got := LooksLikeCommand(text); got != want {
 			t.Errorf("LooksLikeCommand(%q) = %v", text, got)
@@ -92,6 +102,22 @@ func TestChatRouting(t *testing.T) {
 	c.CommandPrefix = "!a"
 	if r := run("!a history list"); r.final != "ran /asky history list in xmpp:a@b" {
 		t.Fatalf("command_prefix: %+v", r)
+	}
+	// After the prefix, words that are no command are a question, as
+	// `asky what is…` is in the shell.
+	for _, text := range []string{"/asky what is go?", "!a what is go?", "/ASKY   what is go?"} {
+		if r := run(text); r.final != "answer to what is go?" {
+			t.Fatalf("%q: %+v", text, r)
+		}
+	}
+	if r := run("/asky"); r.final != "ran /asky in xmpp:a@b" {
+		t.Fatalf("bare /asky: %+v", r)
+	}
+	if r := run("/asky -L why"); r.final != "ran /asky -L why in xmpp:a@b" {
+		t.Fatalf("/asky flags: %+v", r)
+	}
+	if r := run("transcript list 5"); !r.failed || r.final != TranscriptsUnsupported {
+		t.Fatalf("transcript: %+v", r)
 	}
 	if r := run("!about this"); r.final != "answer to !about this" {
 		t.Fatalf("a longer word is not the prefix: %+v", r)
@@ -293,5 +319,24 @@ func TestChatOverridesMergeAndReachTheAsk(t *testing.T) {
 	run("telegram:1", "/session new")
 	if run("telegram:1", "after new"); got.Model != "" || got.Prompts != nil {
 		t.Fatalf("new session kept the overrides: %+v", got)
+	}
+}
+
+// The note on a cut answer names the key the user has to raise: a model
+// configured with max_completion_tokens (OpenAI's reasoning models refuse
+// max_tokens) is told that one, as the CLI's warning does.
+func TestTruncatedNoteNamesTheModelsLimitKey(t *testing.T) {
+	params := map[string]map[string]any{"o3": {"max_completion_tokens": 100}, "gpt": {"temperature": 0.2}}
+	for model, key := range map[string]string{"o3": "max_completion_tokens", "gpt": "max_tokens", "unknown": "max_tokens"} {
+		r := runnerFn(func(_ context.Context, a Ask) (*turn.Result, error) {
+			return &turn.Result{Answer: "half", Model: model, Truncated: true}, nil
+		})
+		c := &Chat{Service: NewService(r, 0), ModelParameters: func(alias string) map[string]any { return params[alias] }}
+		rec := newRecorder()
+		c.Handle(context.Background(), ChatMessage{Conversation: "x", Text: "q"}, rec)
+		want := "half\n\n⚠️ The answer was cut at the model's output limit; set a higher " + key + " in [models." + model + "] parameters."
+		if rec.final != want {
+			t.Errorf("%s: %q, want %q", model, rec.final, want)
+		}
 	}
 }

@@ -20,6 +20,9 @@ const MaxMediaBytes = 25 << 20
 const (
 	VoiceUnsupported = "Voice messages are not supported yet by this version; send the question as text (or set [daemon] transcription_model on the daemon's machine)."
 	ImageUnsupported = "Images are not supported yet by this version; send the question as text (or set [daemon] vision_model on the daemon's machine)."
+	// TranscriptsUnsupported answers the original's `transcript …`
+	// commands: a transcript is shown once, with its yes/no question.
+	TranscriptsUnsupported = "transcript list/show/use/clear are not supported by this version: it keeps no transcripts; a voice message's transcript is shown in the chat when it arrives (reply yes to ask it)."
 )
 
 // Media turns voice and image messages into questions through the

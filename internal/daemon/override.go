@@ -1,8 +1,11 @@
 package daemon
 
 import (
+	"context"
 	"fmt"
+	"io"
 	"maps"
+	"path"
 	"regexp"
 	"slices"
 	"strings"
@@ -77,15 +80,23 @@ func parseOverride(text string) (o Override, found bool, err error) {
 		}
 		return o, false, nil
 	}
+	o, err = overrideFromTOML(m[1])
+	return o, true, err
+}
+
+// overrideFromTOML reads override settings from TOML text (an inline
+// block's, or a .toml file's); anything but the keys of Override is an
+// error.
+func overrideFromTOML(text string) (o Override, err error) {
 	var tree map[string]any
-	if _, err := toml.Decode(m[1], &tree); err != nil {
-		return o, true, fmt.Errorf("bad TOML, nothing was applied: %v", err)
+	if _, err := toml.Decode(text, &tree); err != nil {
+		return o, fmt.Errorf("bad TOML, nothing was applied: %v", err)
 	}
 	if g, ok := tree["general"].(map[string]any); ok {
 		delete(tree, "general")
 		for k, v := range g {
 			if _, dup := tree[k]; dup {
-				return o, true, fmt.Errorf("%s is set twice; nothing was applied", k)
+				return o, fmt.Errorf("%s is set twice; nothing was applied", k)
 			}
 			tree[k] = v
 		}
@@ -101,24 +112,24 @@ func parseOverride(text string) (o Override, found bool, err error) {
 		switch k {
 		case "default_model":
 			if o.Model, err = alias(k, v); err != nil {
-				return Override{}, true, err
+				return Override{}, err
 			}
 		case "summarization_model":
 			if o.SummarizationModel, err = alias(k, v); err != nil {
-				return Override{}, true, err
+				return Override{}, err
 			}
 		case "user_prompts":
 			if o.Prompts, err = prompts(v); err != nil {
-				return Override{}, true, err
+				return Override{}, err
 			}
 		default:
-			return Override{}, true, fmt.Errorf("%s cannot be overridden over chat (only default_model, summarization_model and [user_prompts]); nothing was applied", k)
+			return Override{}, fmt.Errorf("%s cannot be overridden over chat (only default_model, summarization_model and [user_prompts]); nothing was applied", k)
 		}
 	}
 	if o.Model == "" && o.SummarizationModel == "" && len(o.Prompts) == 0 {
-		return o, true, fmt.Errorf("the block sets nothing; nothing was applied")
+		return o, fmt.Errorf("the block sets nothing; nothing was applied")
 	}
-	return o, true, nil
+	return o, nil
 }
 
 // prompts checks a [user_prompts] table: /name = "text". A file://
@@ -142,4 +153,39 @@ func prompts(v any) (map[string]string, error) {
 		out[name] = s
 	}
 	return out, nil
+}
+
+// MaxOverrideBytes bounds a settings file sent to a chat (the
+// original's 256 KB).
+const MaxOverrideBytes = 256 << 10
+
+// IsOverrideURL reports a .toml file: the chat's session settings, as
+// the original takes an uploaded general.toml or user.toml.
+func IsOverrideURL(raw string) bool {
+	return strings.EqualFold(path.Ext(uploadName(raw)), ".toml")
+}
+
+// overrideFrom downloads a .toml file (HTTPS, guarded, at most
+// MaxOverrideBytes) and sets its settings for the conversation's session.
+func (c *Chat) overrideFrom(ctx context.Context, conversation, raw string) (string, error) {
+	resp, err := c.Uploads.get(ctx, raw, MaxOverrideBytes)
+	if err != nil {
+		return "", err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(io.LimitReader(resp.Body, MaxOverrideBytes+1))
+	if err != nil {
+		return "", fmt.Errorf("download failed: %v", err)
+	}
+	if len(b) > MaxOverrideBytes {
+		return "", fmt.Errorf("too large (the limit is %d KB)", MaxOverrideBytes>>10)
+	}
+	o, err := overrideFromTOML(string(b))
+	if err != nil {
+		return "", err
+	}
+	if err := c.setOverride(ctx, conversation, o); err != nil {
+		return "", fmt.Errorf("the override was not kept: %v", err)
+	}
+	return fmt.Sprintf("✓ %s: override set for this chat's session: %s (/session new starts without it).", uploadName(raw), o), nil
 }

@@ -315,3 +315,20 @@ func sanitize(s string) string {
 	}
 	return out
 }
+
+// TextBesides is what a message carrying attachments says besides their
+// URLs (the body of an XMPP OOB message repeats the URL): a question
+// about the files, asked once they are in, as the original does; "" when
+// nothing but the URLs and punctuation is left.
+func TextBesides(body string, urls []string) string {
+	for _, u := range urls {
+		if u = strings.TrimSpace(u); u != "" {
+			body = strings.ReplaceAll(body, u, " ")
+		}
+	}
+	body = strings.Join(strings.Fields(body), " ")
+	if strings.Trim(body, ".,;:!?()[]{}\"'`") == "" {
+		return ""
+	}
+	return body
+}

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/askygo/asky/internal/turn"
 )
 
 func TestUploads(t *testing.T) {
@@ -141,5 +143,50 @@ func TestUploadDownloadErrorHidesTheURL(t *testing.T) {
 	reply := u.Handle(context.Background(), "telegram:1", []string{"http://127.0.0.1:1/file/bot123:SECRET/documents/file_3.md#notes.md"})
 	if !strings.HasPrefix(reply, "✗ notes.md: download failed: ") || strings.Contains(reply, "SECRET") || strings.Contains(reply, "\n") {
 		t.Fatalf("reply %q", reply)
+	}
+}
+
+// A .toml file sent to the chat sets the session's overrides, as a
+// ```toml block does (the original's uploaded general.toml / user.toml);
+// one with another key or too large is refused, and documents sent with
+// it are still stored.
+func TestUploadedTOMLSetsOverrides(t *testing.T) {
+	ts := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/general.toml":
+			w.Write([]byte("[general]\ndefault_model = \"fast\"\n"))
+		case "/bad.toml":
+			w.Write([]byte("[general]\nmax_turns = 3\n"))
+		case "/big.toml":
+			w.Write([]byte("# " + strings.Repeat("x", MaxOverrideBytes)))
+		case "/notes.md":
+			w.Header().Set("Content-Type", "text/markdown")
+			w.Write([]byte("# Notes\n"))
+		}
+	}))
+	defer ts.Close()
+	tlsCfg := ts.Client().Transport.(*http.Transport).TLSClientConfig
+	var model string
+	c := &Chat{Service: NewService(runnerFn(func(_ context.Context, a Ask) (*turn.Result, error) {
+		model = a.Model
+		return &turn.Result{Answer: "ok"}, nil
+	}), 0), Uploads: &Uploads{Dir: t.TempDir(), Client: NewGuardedClient(tlsCfg, netip.MustParsePrefix("127.0.0.1/32")),
+		Ingest: func(context.Context, string, []string) Ingested { return Ingested{} }}}
+	ctx := context.Background()
+	rec := newRecorder()
+	c.Upload(ctx, "xmpp:a@b", []string{ts.URL + "/bad.toml", ts.URL + "/big.toml", ts.URL + "/notes.md"}, rec)
+	for _, want := range []string{"✗ bad.toml: max_turns cannot be overridden", "✗ big.toml: too large", "✓ notes.md: stored as"} {
+		if !strings.Contains(rec.final, want) {
+			t.Errorf("reply lacks %q:\n%s", want, rec.final)
+		}
+	}
+	rec = newRecorder()
+	c.Upload(ctx, "xmpp:a@b", []string{ts.URL + "/general.toml"}, rec)
+	if rec.failed || !strings.Contains(rec.final, `✓ general.toml: override set for this chat's session: default_model = "fast"`) {
+		t.Fatalf("%+v", rec)
+	}
+	c.Handle(ctx, ChatMessage{Conversation: "xmpp:a@b", Text: "which model?"}, newRecorder())
+	if model != "fast" {
+		t.Fatalf("the uploaded override did not reach the ask: %q", model)
 	}
 }

@@ -99,7 +99,8 @@ func newChat(ctx context.Context, opts *RunOptions, cfg *config.Config, dc daemo
 	}
 	return &daemon.Chat{Service: daemon.NewService(runner, 0), Commands: opts.Commands, Uploads: up, Media: media,
 		CommandPrefix: cfg.XMPP.CommandPrefix, AnswerTranscripts: !dc.ConfirmTranscripts,
-		State: daemon.StoreState{Store: st, Session: compose.ChatSession}}, nil
+		ModelParameters: func(alias string) map[string]any { return cfg.Models[alias].Parameters },
+		State:           daemon.StoreState{Store: st, Session: compose.ChatSession}}, nil
 }
 
 // mediaModels resolves [daemon] transcription_model and vision_model

@@ -34,7 +34,9 @@ type call struct {
 // 4096, "message text is empty" at 0); a group upgraded to a supergroup
 // answers 400 with migrate_to_chat_id; getFile refuses files over 20 MB;
 // an edit to the same text is 400 "message is not modified". Bodies are
-// multipart, urlencoded or JSON.
+// multipart, urlencoded or JSON, and must say their Content-Length: a
+// chunked body is refused with 411, as by the many small Bot API fakes
+// and proxies that read Content-Length bytes.
 type fakeAPI struct {
 	srv   *httptest.Server
 	token string
@@ -103,6 +105,10 @@ func (f *fakeAPI) reply(w http.ResponseWriter, e apiError, params map[string]any
 }
 
 func (f *fakeAPI) serve(w http.ResponseWriter, r *http.Request) {
+	if r.Method == http.MethodPost && r.ContentLength < 0 {
+		http.Error(w, "length required", http.StatusLengthRequired)
+		return
+	}
 	if strings.HasPrefix(r.URL.Path, "/file/") {
 		if !strings.HasPrefix(r.URL.Path, "/file/bot"+f.token+"/") {
 			http.NotFound(w, r)

@@ -276,13 +276,30 @@ func (t *Transport) logRepeated(err error) {
 }
 
 // observer marks the transport connected whenever a getUpdates call
-// succeeds, so the board shows recovery after a network drop.
+// succeeds, so the board shows recovery after a network drop. It also
+// sends each request body with its Content-Length: the library streams
+// its forms chunked, which Bot API fakes, proxies and small servers
+// that read Content-Length bytes refuse or read as empty.
 type observer struct {
 	rt http.RoundTripper
 	t  *Transport
 }
 
 func (ob *observer) RoundTrip(r *http.Request) (*http.Response, error) {
+	if r.Body != nil && r.Body != http.NoBody && r.ContentLength <= 0 { // 0 with a body: unknown
+		body, err := io.ReadAll(r.Body)
+		r.Body.Close()
+		if err != nil {
+			return nil, err
+		}
+		r = r.Clone(r.Context())
+		r.ContentLength = int64(len(body))
+		r.Body, r.GetBody = http.NoBody, nil // 0 bytes: a body of 0 would go chunked
+		if len(body) > 0 {
+			r.Body = io.NopCloser(bytes.NewReader(body))
+			r.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
+		}
+	}
 	resp, err := ob.rt.RoundTrip(r)
 	if err != nil || resp.StatusCode != http.StatusOK || !strings.HasSuffix(r.URL.Path, "/getUpdates") {
 		return resp, err
@@ -373,6 +390,14 @@ func (t *Transport) process(ctx context.Context, m *models.Message) {
 		return
 	case m.Document != nil:
 		t.upload(ctx, m, out)
+		// A caption is a question about the document, asked once it is
+		// in (as an XMPP message's text beside its files).
+		if q := strings.TrimSpace(m.Caption); q != "" {
+			out.stop()
+			again := t.newOutput(targetOf(m))
+			defer again.stop()
+			t.o.Chat.Handle(ctx, daemon.ChatMessage{Conversation: conv(m), Text: q}, again)
+		}
 		return
 	case strings.TrimSpace(m.Text) == "":
 		return

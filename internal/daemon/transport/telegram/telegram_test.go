@@ -6,6 +6,7 @@ import (
 	"net/netip"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -345,9 +346,18 @@ func TestDocumentUpload(t *testing.T) {
 		t.Fatalf("ack %q", ack)
 	}
 	mu.Lock()
-	defer mu.Unlock()
-	if len(got) != 2 || got[0] != "telegram:42" || !strings.HasPrefix(got[1], dir) {
+	ingested := slices.Clone(got)
+	mu.Unlock()
+	if got := ingested; len(got) != 2 || got[0] != "telegram:42" || !strings.HasPrefix(got[1], dir) {
 		t.Fatalf("%v", got)
+	}
+	// A caption is a question about the document, answered after the
+	// acknowledgement.
+	api.push(2, 42, 42, "", map[string]any{"caption": "what does it conclude?",
+		"document": map[string]any{"file_id": "doc2", "file_unique_id": "u2", "file_name": "paper.md"}})
+	sent := waitSent(t, api, 42, 3)
+	if !strings.Contains(sent[1].Params["text"], "paper.md") || sent[2].Params["text"] != "echo: what does it conclude? (telegram:42)" {
+		t.Fatalf("%+v", sent[1:])
 	}
 }
 

@@ -10,18 +10,30 @@ import (
 	"mellium.im/xmpp/stanza"
 )
 
-// Ad-hoc commands (XEP-0050) offered to allowed JIDs: status,
-// list-sessions and query (a one-field form; the answer arrives as chat).
+// Ad-hoc commands (XEP-0050) offered to allowed JIDs, under the
+// original's node names (asky#status…): reading commands answer in the
+// command's note, query takes a form and its answer arrives as chat.
 const (
 	nsCommands   = "http://jabber.org/protocol/commands"
 	nsDiscoItems = "http://jabber.org/protocol/disco#items"
 	nsData       = "jabber:x:data"
+	nodePrefix   = "asky#"
 )
 
-var adhocNodes = []struct{ node, name string }{
-	{"status", "Status"},
-	{"list-sessions", "List sessions"},
-	{"query", "Ask a question"},
+// adhocNodes are the commands, without nodePrefix; text is the chat
+// command a node runs (the nodes with forms build theirs).
+var adhocNodes = []struct{ node, name, text string }{
+	{"status", "Status", ""},
+	{"list-sessions", "List Sessions", "session list"},
+	{"list-history", "List History", "history list"},
+	{"list-tools", "List Tools", "--list-tools"},
+	{"list-memories", "List Memories", "memory list"},
+	{"list-prompts", "List Prompts", "prompts list"},
+	{"list-presets", "List Presets", `\presets`},
+	{"query", "Run Query", ""},
+	{"new-session", "New Session", "/session new"},
+	{"switch-session", "Switch Session", ""},
+	{"clear-session", "Clear Session", ""},
 }
 
 // iqIn is the part of an incoming IQ the ad-hoc commands read.
@@ -65,6 +77,7 @@ var discoFeatures = []string{
 	nsOOB,     // shared files
 	nsCorrect, // status corrections
 	"urn:xmpp:styling:0",
+	nsXHTMLIM, // headings of one-message answers
 	"urn:xmpp:receipts",
 	ping.NS,
 }
@@ -151,14 +164,21 @@ func (t *Transport) handleIQ(r xmlstream.TokenReadEncoder, start *xml.StartEleme
 				JID  string `xml:"jid,attr"`
 				Node string `xml:"node,attr"`
 				Name string `xml:"name,attr"`
-			}{me, n.node, n.name})
+			}{me, nodePrefix + n.node, n.name})
 		}
 		return r.Encode(struct {
 			stanza.IQ
 			Q itemsOut
 		}{reply, out})
 	case iq.Type == stanza.SetIQ && iq.Command != nil:
-		out := t.runCommand(iq)
+		out, known := t.runCommand(iq)
+		if !known {
+			reply.Type = stanza.ErrorIQ
+			return r.Encode(struct {
+				stanza.IQ
+				E stanza.Error
+			}{reply, errUnknownNode})
+		}
 		return r.Encode(struct {
 			stanza.IQ
 			C commandOut
@@ -176,19 +196,46 @@ func (t *Transport) currentAddr() string {
 	return t.me.String()
 }
 
-// runCommand executes one command step.
-func (t *Transport) runCommand(iq iqIn) commandOut {
+// errUnknownNode answers a command node asky does not have: XEP-0050
+// says item-not-found.
+var errUnknownNode = stanza.Error{Type: stanza.Cancel, Condition: stanza.ItemNotFound}
+
+// runCommand executes one command step; false means the node is unknown.
+func (t *Transport) runCommand(iq iqIn) (commandOut, bool) {
 	c := iq.Command
+	name := strings.TrimPrefix(c.Node, nodePrefix)
 	out := commandOut{Node: c.Node, SessionID: c.SessionID, Status: "completed"}
 	if out.SessionID == "" {
 		out.SessionID = newID()
 	}
-	done := func(typ, text string) commandOut {
+	done := func(typ, text string) (commandOut, bool) {
 		out.Note = &note{Type: typ, Text: text}
-		return out
+		return out, true
+	}
+	reply := func(text string, failed bool) (commandOut, bool) {
+		if failed {
+			return done("error", strings.TrimPrefix(text, "Error: "))
+		}
+		return done("info", text)
+	}
+	ask := func(title string, fields ...field) (commandOut, bool) {
+		out.Status = "executing"
+		out.Form = &form{Type: "form", Title: title, Fields: fields}
+		return out, true
+	}
+	if c.Action == "cancel" {
+		out.Status = "canceled"
+		return out, true
+	}
+	values := map[string]string{}
+	if c.Form != nil {
+		for _, f := range c.Form.Fields {
+			values[f.Var] = strings.TrimSpace(f.Value)
+		}
 	}
 	conv := "xmpp:" + iq.From.Bare().String()
-	switch c.Node {
+	ctx := t.runCtx()
+	switch name {
 	case "status":
 		var lines []string
 		if t.o.Board != nil {
@@ -202,36 +249,43 @@ func (t *Transport) runCommand(iq iqIn) commandOut {
 		}
 		lines = append(lines, fmt.Sprintf("this chat (%s): %d question(s) running or waiting", conv, t.o.Chat.Service.Waiting(conv)))
 		return done("info", strings.Join(lines, "\n"))
-	case "list-sessions":
-		if t.o.Chat.Commands == nil {
-			return done("error", "sessions cannot be listed by this daemon")
-		}
-		res, err := t.o.Chat.Commands.Command(t.runCtx(), conv, "session list")
-		if err != nil {
-			return done("error", err.Error())
-		}
-		return done("info", res.Reply)
 	case "query":
-		if c.Action == "cancel" {
-			out.Status = "canceled"
-			return out
-		}
-		var question string
-		if c.Form != nil {
-			for _, f := range c.Form.Fields {
-				if f.Var == "question" {
-					question = strings.TrimSpace(f.Value)
-				}
-			}
+		question := values["query"]
+		if question == "" {
+			question = values["question"] // this port's first field name
 		}
 		if question == "" {
-			out.Status = "executing"
-			out.Form = &form{Type: "form", Title: "Ask asky", Fields: []field{{Var: "question", Type: "text-single", Label: "Question", Required: &struct{}{}}}}
-			return out
+			return ask("Ask asky",
+				field{Var: "query", Type: "text-single", Label: "Query", Required: &struct{}{}},
+				field{Var: "model", Type: "text-single", Label: "Model alias (optional)"},
+				field{Var: "lean", Type: "boolean", Label: "Lean: no tools", Value: "false"})
 		}
+		lean := values["lean"] == "1" || values["lean"] == "true"
 		o := &output{t: t, to: iq.From, typ: stanza.ChatMessage}
-		t.dispatch(conv, inMessage{Body: question}, o)
+		if !t.disp.Go(conv, func() { t.o.Chat.AskQuestion(ctx, conv, question, values["model"], lean, o) }) {
+			return done("error", "earlier questions in this conversation are still waiting; ask again when they are answered")
+		}
 		return done("info", "Asked; the answer arrives as a chat message.")
+	case "switch-session":
+		sel := values["selector"]
+		if sel == "" {
+			return ask("Switch session", field{Var: "selector", Type: "text-single", Label: "Session ID or name", Required: &struct{}{}})
+		}
+		return reply(t.o.Chat.Command(ctx, conv, "/session "+sel, false))
+	case "clear-session":
+		v, answered := values["confirm"]
+		switch {
+		case !answered:
+			return ask("Clear session", field{Var: "confirm", Type: "boolean", Label: "Delete the messages of this chat's session?", Value: "false"})
+		case v != "1" && v != "true":
+			return done("info", "Nothing was cleared.")
+		}
+		return reply(t.o.Chat.Command(ctx, conv, "/session clear", true))
 	}
-	return done("error", fmt.Sprintf("unknown command %q (known: status, list-sessions, query)", c.Node))
+	for _, n := range adhocNodes {
+		if n.node == name && n.text != "" {
+			return reply(t.o.Chat.Command(ctx, conv, n.text, false))
+		}
+	}
+	return out, false
 }

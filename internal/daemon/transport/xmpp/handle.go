@@ -217,8 +217,22 @@ func (t *Transport) dispatch(conv string, m inMessage, out daemon.ChatOutput) {
 			for _, o := range m.OOB {
 				urls = append(urls, strings.TrimSpace(o.URL))
 			}
-			// The body of an upload is usually the URL again: not a question.
+			// The body of an upload is usually the URL again; anything
+			// more is a question about the files (an image's caption),
+			// asked once they are in.
+			q := daemon.TextBesides(m.Body, urls)
+			kind := ""
+			if len(urls) == 1 {
+				kind = daemon.MediaKind(urls[0])
+			}
+			if kind == "image" {
+				t.o.Chat.Image(ctx, conv, urls[0], q, out)
+				return
+			}
 			t.o.Chat.Upload(ctx, conv, urls, out)
+			if o, ok := out.(*output); ok && q != "" && kind != "voice" {
+				t.o.Chat.Handle(ctx, daemon.ChatMessage{Conversation: conv, Text: q}, o.again())
+			}
 			return
 		}
 		t.o.Chat.Handle(ctx, daemon.ChatMessage{Conversation: conv, Text: m.Body}, out)

@@ -30,6 +30,7 @@ type outMessage struct {
 	stanza.Message
 	Body    string   `xml:"body"`
 	Replace *replace `xml:"urn:xmpp:message-correct:0 replace,omitempty"`
+	HTML    *xhtmlIM `xml:",omitempty"`
 }
 
 type replace struct {
@@ -48,6 +49,10 @@ type output struct {
 }
 
 var _ daemon.ChatOutput = (*output)(nil)
+
+// again is a new output to the same chat, for a second answer to one
+// message (its question after its files' acknowledgement).
+func (o *output) again() *output { return &output{t: o.t, to: o.to, typ: o.typ} }
 
 func newID() string {
 	b := make([]byte, 8)
@@ -92,25 +97,26 @@ func (o *output) Final(ctx context.Context, text string, failed bool) {
 		m.Replace = &replace{ID: sid}
 		_ = o.t.send(ctx, m, false)
 	}
+	var html *xhtmlIM
 	if !failed {
-		text = Styled(text)
+		text, html = Styled(text), xhtml(text)
 	}
-	if err := o.chunks(ctx, text); err != nil {
+	if err := o.chunks(ctx, text, html); err != nil {
 		fmt.Fprintf(o.t.o.Log, "xmpp: answer to %s %v\n", o.to, err)
 	}
 }
 
 // chunks sends text in response_chunk_chars pieces on line boundaries,
 // each waiting for a reconnect if the connection is down; it stops at the
-// first piece that cannot go out.
-func (o *output) chunks(ctx context.Context, text string) error {
-	limit := o.t.o.Config.ResponseChunkChars
-	if limit <= 0 || limit > maxBody {
-		limit = maxBody
-	}
-	parts := daemon.Split(text, limit, minChunk)
+// first piece that cannot go out. html goes with a text sent whole.
+func (o *output) chunks(ctx context.Context, text string, html *xhtmlIM) error {
+	parts := daemon.Split(text, o.t.o.Config.ResponseChunkChars, maxBody, minChunk)
 	for i, part := range parts {
-		if err := o.t.send(ctx, o.message(part), true); err != nil {
+		m := o.message(part)
+		if len(parts) == 1 && len(part) <= maxBody/2 { // both under the stanza limit
+			m.HTML = html
+		}
+		if err := o.t.send(ctx, m, true); err != nil {
 			return fmt.Errorf("(part %d of %d) not delivered: %w", i+1, len(parts), err)
 		}
 	}
@@ -130,7 +136,7 @@ func (t *Transport) Deliver(ctx context.Context, to, text string) error {
 		return fmt.Errorf("refused to deliver to xmpp:%s: not in [xmpp] allowed_jids", j)
 	}
 	o := &output{t: t, to: j, typ: stanza.ChatMessage}
-	if err := o.chunks(ctx, Styled(text)); err != nil {
+	if err := o.chunks(ctx, Styled(text), xhtml(text)); err != nil {
 		return fmt.Errorf("xmpp:%s %w", j, err)
 	}
 	return nil

@@ -1,6 +1,9 @@
 package xmpp
 
-import "testing"
+import (
+	"encoding/xml"
+	"testing"
+)
 
 func TestStyled(t *testing.T) {
 	for in, want := range map[string]string{
@@ -17,5 +20,25 @@ func TestStyled(t *testing.T) {
 		if got := Styled(in); got != want {
 			t.Errorf("Styled(%q)\n got %q\nwant %q", in, got, want)
 		}
+	}
+}
+
+// Markdown with a heading also goes as XHTML-IM (XEP-0071): headings as
+// bold paragraphs, emphasis and code as elements, every text escaped.
+func TestXHTML(t *testing.T) {
+	if xhtml("no heading, **bold**") != nil {
+		t.Fatal("XHTML-IM without a heading")
+	}
+	md := "# The *answer* <b>\n\nSome **bold**, *em* and `a<b` & more.\n\n- item\n\nSetext\n===\n\n```\nx < y\n```\n\n| a | b |\n|---|---|\n| 1 | 2 |"
+	b, err := xml.Marshal(xhtml(md))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `<html xmlns="http://jabber.org/protocol/xhtml-im"><body xmlns="http://www.w3.org/1999/xhtml">` +
+		`<p><strong>The answer &lt;b&gt;</strong></p>` +
+		`<p>Some <strong>bold</strong>, <em>em</em> and <code>a&lt;b</code> &amp; more.</p>` +
+		`<p>• item</p><p><strong>Setext</strong></p><pre>x &lt; y</pre><pre>a | b` + "\n--+--\n" + `1 | 2</pre></body></html>`
+	if string(b) != want {
+		t.Fatalf("got\n%s\nwant\n%s", b, want)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"net/netip"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -232,6 +233,26 @@ func TestChunkingOnNewlines(t *testing.T) {
 	}
 }
 
+// An answer with headings that fits one message also carries XHTML-IM
+// (XEP-0071) through the server, as the original sends it; one split
+// into parts does not.
+func TestHeadingsGoAsXHTMLIM(t *testing.T) {
+	r := runnerFunc(func(_ context.Context, a daemon.Ask) (*turn.Result, error) {
+		return &turn.Result{Answer: "# Answer\n\nParis is the **capital**." + strings.Repeat("\nmore text", len(a.Question))}, nil
+	})
+	f := start(t, r, func(c *config.XMPP) { c.ResponseChunkChars = 100 })
+	alice := f.p.Connect(t, "alice", "alicepw")
+	alice.Send(xmpptest.JID("bot"), "q")
+	a, _ := answer(t, alice)
+	if a.Body != "*Answer*\n\nParis is the *capital*.\nmore text" || !strings.Contains(a.HTML, "<p><strong>Answer</strong></p><p>Paris is the <strong>capital</strong>.</p>") {
+		t.Fatalf("body %q, html %q", a.Body, a.HTML)
+	}
+	alice.Send(xmpptest.JID("bot"), strings.Repeat("q", 20))
+	if a, _ := answer(t, alice); a.HTML != "" {
+		t.Fatalf("a part with XHTML-IM: %+v", a)
+	}
+}
+
 // Ten conversations run at once: each turn waits until all ten started,
 // which would time out if the daemon serialized them.
 func TestTenConversationsRunInParallel(t *testing.T) {
@@ -375,23 +396,96 @@ func TestAdHocCommands(t *testing.T) {
 	f := start(t, runnerFunc(echo), nil)
 	alice := f.p.Connect(t, "alice", "alicepw")
 	bot := xmpptest.JID("bot") + "/asky"
-	st := alice.Command(bot, "status", "", nil)
+	// The original's node names.
+	nodes := alice.CommandNodes(bot)
+	for _, n := range []string{"asky#status", "asky#list-sessions", "asky#list-history", "asky#list-tools", "asky#list-memories",
+		"asky#list-prompts", "asky#list-presets", "asky#query", "asky#new-session", "asky#switch-session", "asky#clear-session"} {
+		if !slices.Contains(nodes, n) {
+			t.Errorf("%s not listed: %v", n, nodes)
+		}
+	}
+	st := alice.Command(bot, "asky#status", "", nil)
 	if st.Status != "completed" || !strings.Contains(st.Note, "xmpp: connected, queue 0") {
 		t.Fatalf("status %+v", st)
 	}
-	q := alice.Command(bot, "query", "", nil)
-	if q.Status != "executing" || len(q.Fields) != 1 || q.Fields[0] != "question" {
+	q := alice.Command(bot, "asky#query", "", nil)
+	if q.Status != "executing" || len(q.Fields) == 0 || q.Fields[0] != "query" {
 		t.Fatalf("query form %+v", q)
 	}
-	done := alice.Command(bot, "query", q.SID, map[string]string{"question": "via adhoc"})
+	// The form's text is a question even when it reads like a command.
+	done := alice.Command(bot, "asky#query", q.SID, map[string]string{"query": "history of rome"})
 	if done.Status != "completed" || !strings.Contains(done.Note, "arrives as a chat message") {
 		t.Fatalf("query submit %+v", done)
 	}
-	if a, _ := answer(t, alice); a.Body != "echo: via adhoc (xmpp:alice@localhost)" {
+	if a, _ := answer(t, alice); a.Body != "echo: history of rome (xmpp:alice@localhost)" {
 		t.Fatalf("%q", a.Body)
 	}
-	if ls := alice.Command(bot, "list-sessions", "", nil); !strings.Contains(ls.Note, "cannot be listed") {
+	if ls := alice.Command(bot, "asky#list-sessions", "", nil); ls.Status != "completed" || !strings.Contains(ls.Note, "runs no commands") {
 		t.Fatalf("list-sessions without a command handler: %+v", ls)
+	}
+	if u := alice.Command(bot, "asky#nope", "", nil); u.Error != "item-not-found" {
+		t.Fatalf("unknown node: %+v", u)
+	}
+}
+
+type cmdFunc func(ctx context.Context, conv, text string) (daemon.CommandResult, error)
+
+func (f cmdFunc) Command(ctx context.Context, conv, text string) (daemon.CommandResult, error) {
+	return f(ctx, conv, text)
+}
+
+// The ad-hoc commands run the chat's commands: reading ones answer in
+// the note, a session switch and a confirmed clear take effect at once.
+func TestAdHocCommandsRunChatCommands(t *testing.T) {
+	f := start(t, runnerFunc(echo), nil)
+	var mu sync.Mutex
+	var ran []string
+	f.tr.o.Chat.Commands = cmdFunc(func(_ context.Context, conv, text string) (daemon.CommandResult, error) {
+		mu.Lock()
+		ran = append(ran, text)
+		mu.Unlock()
+		if text == "/session clear" {
+			return daemon.CommandResult{Handled: true, Reply: "Clear it?", Confirm: &daemon.Confirmation{What: "the clear",
+				Yes: func(ctx context.Context, out daemon.ChatOutput) { out.Final(ctx, "Cleared "+conv, false) }}}, nil
+		}
+		return daemon.CommandResult{Handled: true, Reply: "ran " + text}, nil
+	})
+	alice := f.p.Connect(t, "alice", "alicepw")
+	bot := xmpptest.JID("bot") + "/asky"
+	for node, want := range map[string]string{"asky#list-history": "ran history list", "asky#list-tools": "ran --list-tools",
+		"asky#list-memories": "ran memory list", "asky#list-prompts": "ran prompts list", "asky#list-presets": `ran \presets`,
+		"asky#new-session": "ran /session new", "asky#list-sessions": "ran session list"} {
+		if r := alice.Command(bot, node, "", nil); r.Status != "completed" || r.Note != want {
+			t.Errorf("%s: %+v", node, r)
+		}
+	}
+	sw := alice.Command(bot, "asky#switch-session", "", nil)
+	if sw.Status != "executing" || len(sw.Fields) != 1 || sw.Fields[0] != "selector" {
+		t.Fatalf("switch form %+v", sw)
+	}
+	if r := alice.Command(bot, "asky#switch-session", sw.SID, map[string]string{"selector": "trip"}); r.Note != "ran /session trip" {
+		t.Fatalf("switch %+v", r)
+	}
+	cl := alice.Command(bot, "asky#clear-session", "", nil)
+	if cl.Status != "executing" || len(cl.Fields) != 1 || cl.Fields[0] != "confirm" {
+		t.Fatalf("clear form %+v", cl)
+	}
+	if r := alice.Command(bot, "asky#clear-session", cl.SID, map[string]string{"confirm": "false"}); r.Note != "Nothing was cleared." {
+		t.Fatalf("clear declined %+v", r)
+	}
+	if r := alice.Command(bot, "asky#clear-session", cl.SID, map[string]string{"confirm": "true"}); r.Note != "Cleared xmpp:alice@localhost" {
+		t.Fatalf("clear confirmed %+v", r)
+	}
+	// A query form's text is a question even when it reads like a
+	// command ("history …").
+	alice.Command(bot, "asky#query", "", map[string]string{"query": "history of rome", "lean": "true"})
+	if a, _ := answer(t, alice); a.Body != "echo: history of rome (xmpp:alice@localhost)" {
+		t.Fatalf("%q", a.Body)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if n := len(ran); n != 9 || ran[n-1] != "/session clear" {
+		t.Fatalf("ran %q", ran)
 	}
 }
 
@@ -424,8 +518,19 @@ func TestUploadByOOB(t *testing.T) {
 		t.Fatalf("ack %q", a.Body)
 	}
 	mu.Lock()
-	defer mu.Unlock()
-	if len(got) != 2 || got[0] != "xmpp:alice@localhost" || !strings.HasPrefix(got[1], dir) {
+	ingested := slices.Clone(got)
+	mu.Unlock()
+	if got := ingested; len(got) != 2 || got[0] != "xmpp:alice@localhost" || !strings.HasPrefix(got[1], dir) {
 		t.Fatalf("ingested %v", got)
+	}
+	// Text beside the link is a question about the file, asked once it
+	// is in.
+	alice.SendRaw(fmt.Sprintf(`<message to='%s' type='chat'><body>%s what does it say?</body><x xmlns='jabber:x:oob'><url>%s</url></x></message>`,
+		xmpptest.JID("bot"), files.URL+"/more.md", files.URL+"/more.md"))
+	if a, _ := answer(t, alice); !strings.Contains(a.Body, "more.md") {
+		t.Fatalf("ack %q", a.Body)
+	}
+	if a, _ := answer(t, alice); a.Body != "echo: what does it say? (xmpp:alice@localhost)" {
+		t.Fatalf("question %q", a.Body)
 	}
 }

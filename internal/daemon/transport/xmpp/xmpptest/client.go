@@ -29,6 +29,8 @@ type Msg struct {
 	// Receipt is the id a delivery receipt (XEP-0184) acknowledges;
 	// receipts have no body.
 	Receipt string
+	// HTML is the inner XML of an XHTML-IM payload (XEP-0071), if any.
+	HTML string
 }
 
 // Pres is a presence the test client received.
@@ -58,6 +60,35 @@ type msgIn struct {
 	Received struct {
 		ID string `xml:"id,attr"`
 	} `xml:"urn:xmpp:receipts received"`
+	HTML innerXML `xml:"http://jabber.org/protocol/xhtml-im html"`
+}
+
+// innerXML renders an element's content with local names only
+// ("<p><strong>a</strong></p>"): a token decoder has no raw innerxml.
+type innerXML struct{ s string }
+
+func (x *innerXML) UnmarshalXML(d *xml.Decoder, _ xml.StartElement) error {
+	var b bytes.Buffer
+	for depth := 0; ; {
+		tok, err := d.Token()
+		if err != nil {
+			return err
+		}
+		switch t := tok.(type) {
+		case xml.StartElement:
+			depth++
+			b.WriteString("<" + t.Name.Local + ">")
+		case xml.EndElement:
+			if depth == 0 {
+				x.s = b.String()
+				return nil
+			}
+			depth--
+			b.WriteString("</" + t.Name.Local + ">")
+		case xml.CharData:
+			_ = xml.EscapeText(&b, t)
+		}
+	}
 }
 
 // Connect logs user in with resource "test".
@@ -108,7 +139,7 @@ func (p *Prosody) Connect(t T, user, password string) *Client {
 		if err := xml.NewTokenDecoder(xmlstream.MultiReader(xmlstream.Token(*start), r)).Decode(&m); err != nil || m.Body == "" && m.Received.ID == "" {
 			return nil
 		}
-		c.Msgs <- Msg{From: m.From.String(), ID: m.ID, Type: string(m.Type), Body: m.Body, Replace: m.Replace.ID, Receipt: m.Received.ID}
+		c.Msgs <- Msg{From: m.From.String(), ID: m.ID, Type: string(m.Type), Body: m.Body, Replace: m.Replace.ID, Receipt: m.Received.ID, HTML: m.HTML.s}
 		return nil
 	}))
 	if err := s.Send(ctx, stanza.Presence{}.Wrap(nil)); err != nil {
@@ -246,6 +277,8 @@ type CommandResult struct {
 	// Fields are the form fields the command asks for.
 	Fields []string
 	SID    string
+	// Error is the condition of an error answer (item-not-found…).
+	Error string
 }
 
 // Command executes the ad-hoc command node at to, submitting fields as a
@@ -298,6 +331,10 @@ func (c *Client) Command(to, node, sid string, fields map[string]string) Command
 	defer cancel()
 	iq := stanza.IQ{To: jid.MustParse(to), Type: stanza.SetIQ}
 	if err := c.s.UnmarshalIQ(ctx, iq.Wrap(xml.NewDecoder(bytes.NewReader(b))), &resp.Command); err != nil {
+		var se stanza.Error
+		if errors.As(err, &se) {
+			return CommandResult{Error: string(se.Condition)}
+		}
 		c.t.Fatalf("command %s: %v", node, err)
 	}
 	out := CommandResult{Status: resp.Command.Status, Note: resp.Command.Note, SID: resp.Command.SID}
@@ -325,6 +362,29 @@ func (c *Client) DiscoInfo(to string) []string {
 	var out []string
 	for _, f := range resp.Features {
 		out = append(out, f.Var)
+	}
+	return out
+}
+
+// CommandNodes returns the ad-hoc command nodes the entity to lists
+// (XEP-0050 discovery through disco#items), failing on an error.
+func (c *Client) CommandNodes(to string) []string {
+	c.t.Helper()
+	var resp struct {
+		Items []struct {
+			Node string `xml:"node,attr"`
+		} `xml:"item"`
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	q := xmlstream.Wrap(nil, xml.StartElement{Name: xml.Name{Space: "http://jabber.org/protocol/disco#items", Local: "query"},
+		Attr: []xml.Attr{{Name: xml.Name{Local: "node"}, Value: "http://jabber.org/protocol/commands"}}})
+	if err := c.s.UnmarshalIQ(ctx, stanza.IQ{To: jid.MustParse(to), Type: stanza.GetIQ}.Wrap(q), &resp); err != nil {
+		c.t.Fatalf("disco#items %s: %v", to, err)
+	}
+	var out []string
+	for _, it := range resp.Items {
+		out = append(out, it.Node)
 	}
 	return out
 }

@@ -219,6 +219,12 @@ func (r *run) loop(ctx context.Context) error {
 			return err
 		}
 		msg := resp.Message
+		if withTools && len(msg.ToolCalls) == 0 {
+			if calls, rest := textToolCalls(msg.Content, r.req.Tools); len(calls) > 0 {
+				r.emit(Event{Kind: EventDebug, Text: fmt.Sprintf("read %d tool call(s) written in the reply text", len(calls))})
+				msg.ToolCalls, msg.Content = calls, rest
+			}
+		}
 		// Tool calls when no tools were offered are ignored: the text is the
 		// answer, and an empty one is retried like any empty response.
 		if len(msg.ToolCalls) == 0 || !withTools {

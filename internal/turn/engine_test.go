@@ -449,3 +449,35 @@ func TestEndlessToolLoopEnds(t *testing.T) {
 		t.Errorf("%d tool runs, answer %q", len(f.search.args), res.Answer)
 	}
 }
+
+// A model that writes its tool call into the text (asky-behavior.md §4.1
+// fallbacks) gets it run, and the result goes back as a tool message.
+func TestToolCallWrittenInText(t *testing.T) {
+	f := newFixture(t, "openai")
+	f.srv.Enqueue(
+		llmtest.Response{Text: "<tool_call>\n<function=web_search>\n<parameter=query>\nalpha\n</parameter>\n</function>\n</tool_call>"},
+		llmtest.Response{Text: "# Alpha\n\nDone."},
+	)
+	res, err := f.run(t, context.Background(), f.request("what is alpha"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(f.search.args, ","); got != "alpha" {
+		t.Fatalf("tool ran with %q", got)
+	}
+	if res.Answer != "# Alpha\n\nDone." || len(res.ToolCalls) != 1 || !res.ToolCalls[0].OK {
+		t.Errorf("answer %q calls %+v", res.Answer, res.ToolCalls)
+	}
+	reqs := f.srv.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("%d model calls", len(reqs))
+	}
+	msgs := reqs[1].Messages()
+	asst := msgs[len(msgs)-2]
+	if tc, _ := asst["tool_calls"].([]any); len(tc) != 1 || asst["content"] != nil {
+		t.Errorf("assistant message replayed as %v", asst)
+	}
+	if r := reqs[1].ToolResults(); len(r) != 1 || !strings.Contains(r[0], "result for alpha") {
+		t.Errorf("tool results %q", r)
+	}
+}

@@ -35,6 +35,8 @@ var (
 	harmonyCallRe = regexp.MustCompile(`to=functions\.([A-Za-z0-9_\-]+)`)
 	// harmonyTokenRe are the channel markers around a leaked call.
 	harmonyTokenRe = regexp.MustCompile(`<\|[a-z_]+\|>`)
+	// h1Re finds the title line every final answer starts with.
+	h1Re = regexp.MustCompile(`(?m)^# \S`)
 )
 
 // textToolCalls finds the tool calls written in content for the tools of
@@ -99,6 +101,11 @@ func textToolCalls(content string, reg *tools.Registry) ([]llm.ToolCall, string)
 		}
 		kept.WriteString(content[last:])
 		rest = kept.String()
+		if h1Re.MatchString(rest) {
+			// Gemini replays the calls it already made above its final
+			// answer: an answer with its title is not a request to call.
+			return nil, content
+		}
 	}
 	if len(calls) == 0 {
 		return nil, content

@@ -37,6 +37,7 @@ func TestTextToolCalls(t *testing.T) {
 			want: []string{`web_search {"q": "weather"}`}},
 		{name: "unknown tool is text", in: "<tool_call><function=rm_rf><parameter=path>/</parameter></function></tool_call>", noneExpect: true},
 		{name: "prose mentioning the syntax", in: "Write to=functions.web_search and then explain it in words {not json}", noneExpect: true},
+		{name: "answer after replayed calls", in: "assistantcommentary to=functions.web_search json{\"q\": \"weather\"}\n# Weather\n\nSunny.", noneExpect: true},
 		{name: "plain answer", in: "# Title\n\nNo calls here.", noneExpect: true},
 	}
 	for _, c := range cases {

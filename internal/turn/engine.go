@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -193,7 +194,10 @@ func (r *run) systemPrompt(turnNo int, withTools bool) string {
 			tl = append(tl, toolLine{t.Name, g})
 		}
 	}
-	s := prompts.Must("system", map[string]any{"Date": date, "MaxTurns": r.maxTurns, "Tools": tl, "Extra": r.req.SystemExtra})
+	fill := strings.NewReplacer("{CURRENT_DATE}", date, "{MAX_TURNS}", strconv.Itoa(r.maxTurns))
+	s := prompts.Must("system", map[string]any{"Date": date, "MaxTurns": r.maxTurns, "Tools": tl, "Extra": r.req.SystemExtra,
+		"Prefix": strings.TrimSpace(fill.Replace(r.req.Prompts.SystemPrefix)),
+		"Suffix": strings.TrimSpace(fill.Replace(r.req.Prompts.SystemSuffix))})
 	if withTools && turnNo > 0 {
 		ctxSize := 0
 		if r.req.Model != nil {
@@ -264,7 +268,11 @@ func (r *run) loop(ctx context.Context) error {
 func (r *run) gracefulExit(ctx context.Context) error {
 	r.emit(Event{Kind: EventNotice, Text: fmt.Sprintf("reached the limit of %d tool turns; asking for a final answer", r.maxTurns)})
 	r.msgs = append(r.msgs, llm.Message{Role: llm.RoleUser, Content: "SYSTEM: Provide your final answer now based on the research above."})
-	sys := r.systemPrompt(0, false) + "\n\n" + strings.TrimSpace(prompts.Must("graceful_exit", nil))
+	exit := strings.TrimSpace(r.req.Prompts.GracefulExit)
+	if exit == "" {
+		exit = strings.TrimSpace(prompts.Must("graceful_exit", nil))
+	}
+	sys := r.systemPrompt(0, false) + "\n\n" + exit
 	for attempt := 0; attempt < 2; attempt++ {
 		r.emit(Event{Kind: EventModelCall, Turn: r.maxTurns, MaxTurns: r.maxTurns})
 		resp, err := r.call(ctx, sys, false, "final")

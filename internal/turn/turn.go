@@ -60,6 +60,9 @@ type Request struct {
 	Lean bool
 	// SystemPrompt replaces the composed system prompt when set.
 	SystemPrompt string
+	// Prompts are the user's replacements for parts of asky's prompts
+	// ([prompts] in the config).
+	Prompts PromptOverrides
 	// SystemExtra sections are appended to the system prompt (memory,
 	// research guidance).
 	SystemExtra []string
@@ -94,6 +97,21 @@ type Request struct {
 	// compaction, evidence and memory extraction) keep Model.Parameters
 	// and their own limits.
 	AnswerParameters map[string]any
+}
+
+// PromptOverrides replace parts of the composed prompts, from the
+// original's prompts.toml keys. {CURRENT_DATE} and {MAX_TURNS} in them are
+// filled in. The note that tool results are untrusted data and the tool
+// guidelines are always kept.
+type PromptOverrides struct {
+	// SystemPrefix replaces asky's opening (persona, date, answer rules):
+	// system_prefix.
+	SystemPrefix string
+	// SystemSuffix follows the opening: search_suffix and system_suffix.
+	SystemSuffix string
+	// GracefulExit replaces the instruction for the final answer after
+	// the turn limit: graceful_exit.
+	GracefulExit string
 }
 
 // ToolCallRecord is a tool call made during the turn.

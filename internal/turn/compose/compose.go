@@ -254,7 +254,7 @@ func (c *Core) run(ctx context.Context, q Request, emit func(turn.Event)) (_ *tu
 		ApplySessionDefaults(&q, q.Session)
 	}
 	req := &turn.Request{Query: q.Question, Input: q.Input, Lean: q.Lean, MaxTurns: q.MaxTurns,
-		SystemPrompt: q.SystemPrompt, History: q.History}
+		SystemPrompt: q.SystemPrompt, History: q.History, Prompts: promptOverrides(cfg)}
 	if q.Session != nil {
 		req.SessionID = q.Session.ID
 	}

@@ -41,6 +41,7 @@ func buildTools(ctx context.Context, x *composer, req *turn.Request) (*tools.Reg
 		}
 	}
 	reg.Remove(x.q.ToolOff...)
+	applyToolOverrides(x.cfg, reg)
 	if x.q.Remote {
 		x.remotePolicy().Apply(reg)
 	}

@@ -157,8 +157,11 @@ func preloadCorpus(ctx context.Context, cfg *config.Config, ix *research.Index, 
 		}
 	}
 	if len(*preloaded) == 0 {
-		r.Notices = append(r.Notices, "no readable documents in the -r pointer")
-		return nil
+		// As the original (asky-behavior.md §5.1 step 6): a local corpus
+		// that yields no document halts the turn before any model call,
+		// rather than answering as if the documents had been read.
+		return withHint(fmt.Errorf("no local documents were read from %d path(s) of the -r pointer", len(ptr.Paths)),
+			"check the paths (supported: txt md html json csv pdf epub) and research.local_document_roots, then run again with -r PATH")
 	}
 	srcs, err := ix.St.ListCorpusSources(ctx)
 	if err != nil {

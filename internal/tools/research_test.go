@@ -110,3 +110,32 @@ func TestResearchTools(t *testing.T) {
 		t.Fatalf("other session saw findings: %s", res.Content)
 	}
 }
+
+// A source no passage matches still shows the model its start, 2000
+// chars of it (asky-behavior.md §4.3), instead of an empty result.
+func TestRelevantContentPreviewWithoutMatch(t *testing.T) {
+	env, id := researchEnv(t)
+	env.MinRelevance = 0.99 // nothing passes
+	reg := NewRegistry(ResearchTools(env)...)
+	h := research.Handle(id)
+	res, err := call(t, reg, ToolGetRelevantContent, `{"query":"zebra migration routes","sources":["`+h+`"]}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out struct {
+		Results []struct {
+			ContentPreview string `json:"content_preview"`
+			Chunks         []any
+			Fallback       bool
+		}
+	}
+	if err := json.Unmarshal([]byte(res.Content), &out); err != nil {
+		t.Fatal(err)
+	}
+	if len(out.Results) != 1 || !strings.HasPrefix(out.Results[0].ContentPreview, "# Pager") || len(out.Results[0].Chunks) != 0 || out.Results[0].Fallback {
+		t.Fatalf("%s", res.Content)
+	}
+	if len(res.Sources) != 1 || res.Sources[0].URL != h {
+		t.Errorf("sources %+v", res.Sources)
+	}
+}

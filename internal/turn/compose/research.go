@@ -114,6 +114,9 @@ func researchExtension(ctx context.Context, x *composer, req *turn.Request, reg 
 		req.SystemExtra = append(req.SystemExtra, orPrompt(cfg, promptResearchSystem, researchGuidance))
 	}
 	if len(ptr.Paths) == 0 {
+		// Section tools work on local documents only (asky-behavior.md
+		// §4.3: local_only and mixed modes).
+		reg.Remove(tools.ToolListSections, tools.ToolSummarizeSection)
 		return nil
 	}
 	req.Preloaders = append(req.Preloaders, turn.PreloaderFunc(func(ctx context.Context, r *turn.Request, emit func(turn.Event)) error {

@@ -203,9 +203,11 @@ func (r *run) systemPrompt(turnNo int, withTools bool) string {
 		if r.req.Model != nil {
 			ctxSize = r.req.Model.ContextSize
 		}
-		pct := 0
+		pct := 0.0
 		if ctxSize > 0 {
-			pct = llm.EstimateMessages(r.msgs) * 100 / ctxSize
+			// The whole request counts: system prompt, tool schemas and
+			// messages, as fit measures it.
+			pct = float64(estimate(s, r.msgs, r.req.Tools.Specs())) * 100 / float64(ctxSize)
 		}
 		s += "\n\n" + strings.TrimSpace(prompts.Must("system_update", map[string]any{
 			"ContextPct": pct, "Remaining": r.maxTurns - turnNo + 1, "MaxTurns": r.maxTurns}))

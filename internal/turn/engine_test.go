@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"net/http"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -479,5 +481,23 @@ func TestToolCallWrittenInText(t *testing.T) {
 	}
 	if r := reqs[1].ToolResults(); len(r) != 1 || !strings.Contains(r[0], "result for alpha") {
 		t.Errorf("tool results %q", r)
+	}
+}
+
+// The system update counts the whole request (system prompt and tool
+// schemas included), as the original does, not only the messages.
+func TestSystemUpdateCountsWholeRequest(t *testing.T) {
+	f := newFixture(t, "openai")
+	f.srv.Enqueue(llmtest.Response{Text: "# Hi\n\nhello"})
+	if _, err := f.run(t, context.Background(), f.request("hi")); err != nil {
+		t.Fatal(err)
+	}
+	sys := f.srv.Requests()[0].System()
+	m := regexp.MustCompile(`Context Used: (\d+\.\d\d)% - Turns Remaining: 20 \(out of 20\)`).FindStringSubmatch(sys)
+	if m == nil {
+		t.Fatalf("no system update in:\n%s", sys)
+	}
+	if pct, _ := strconv.ParseFloat(m[1], 64); pct < 1 || pct > 50 {
+		t.Errorf("context used %s%% for a system prompt of %d chars in 8000 tokens", m[1], len(sys))
 	}
 }

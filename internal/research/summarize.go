@@ -80,4 +80,3 @@ func splitRunes(s string, n int) []string {
 	}
 	return out
 }
-

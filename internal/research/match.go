@@ -135,3 +135,35 @@ func matchingChars(a, b []rune) int {
 	}
 	return best + matchingChars(a[:bi], b[:bj]) + matchingChars(a[bi+best:], b[bj+best:])
 }
+
+// NearDuplicate reports whether a and b are at least 92% similar by
+// sequence similarity (asky-behavior.md §5.4's diversity filter: a
+// retrieved passage this close to one already selected adds nothing).
+// Cheap upper bounds on the ratio rule most pairs out before the
+// quadratic comparison.
+func NearDuplicate(a, b string) bool {
+	const threshold = 0.92
+	la, lb := len(a), len(b)
+	if la+lb == 0 {
+		return true
+	}
+	if 2*float64(min(la, lb))/float64(la+lb) < threshold {
+		return false
+	}
+	// Shared characters bound the matching blocks from above.
+	var counts [256]int
+	for i := 0; i < la; i++ {
+		counts[a[i]]++
+	}
+	shared := 0
+	for i := 0; i < lb; i++ {
+		if counts[b[i]] > 0 {
+			counts[b[i]]--
+			shared++
+		}
+	}
+	if 2*float64(shared)/float64(la+lb) < threshold {
+		return false
+	}
+	return a == b || seqRatio(a, b) >= threshold
+}

@@ -54,3 +54,13 @@ func TestMatchSectionStrict(t *testing.T) {
 		t.Errorf("unrelated: %+v %v", s, cands)
 	}
 }
+
+func TestNearDuplicate(t *testing.T) {
+	a := "The pager rolls back the journal when a transaction fails, restoring the original pages."
+	if !NearDuplicate(a, a) || !NearDuplicate(a, strings.Replace(a, "fails", "fail", 1)) {
+		t.Error("a near copy is not a duplicate")
+	}
+	if NearDuplicate(a, "Shared locks allow many readers but only one writer at a time in the pager.") || NearDuplicate(a, a[:40]) {
+		t.Error("different passages are duplicates")
+	}
+}

@@ -48,11 +48,13 @@ func (env *ResearchEnv) getRelevantContent(ctx context.Context, raw json.RawMess
 	if len(ids) == 0 {
 		ids = env.preloaded()
 	}
-	topK := maxChunks * max(1, len(ids))
+	// Three candidates per wanted chunk (asky-behavior.md §5.4), so that
+	// near-duplicates can be skipped and still leave max_chunks.
+	topK := 3 * maxChunks * max(1, len(ids))
 	if len(sections) > 0 {
 		topK *= 4 // section filtering happens after retrieval
 	}
-	hits, searchErr := env.Index.Search(ctx, a.Query, research.SearchOptions{TopK: min(topK, 100), Sources: ids, MinRelevance: env.MinRelevance})
+	hits, searchErr := env.Index.Search(ctx, a.Query, research.SearchOptions{TopK: min(topK, 150), Sources: ids, MinRelevance: env.MinRelevance})
 	if searchErr != nil && ctx.Err() != nil {
 		return Result{}, searchErr
 	}
@@ -86,7 +88,7 @@ func (env *ResearchEnv) getRelevantContent(ctx context.Context, raw json.RawMess
 			bySource[h.SourceID] = ps
 			order = append(order, h.SourceID)
 		}
-		if len(ps.Chunks) >= maxChunks {
+		if len(ps.Chunks) >= maxChunks || nearDuplicateOf(h.Text, ps.Chunks, func(c chunk) string { return c.Text }) {
 			continue
 		}
 		ps.Chunks = append(ps.Chunks, chunk{Text: h.Text, Section: h.Section, Relevance: h.Relevance, SemanticRelevance: h.Dense, LexicalRelevance: h.Lexical})
@@ -137,6 +139,16 @@ func (env *ResearchEnv) getRelevantContent(ctx context.Context, raw json.RawMess
 		out.Note = "no passage matched; each source's content_preview shows its start; try other words, list_sections, or get_full_content"
 	}
 	return jsonResult(out, sources)
+}
+
+// nearDuplicateOf reports whether text nearly repeats an item of sel.
+func nearDuplicateOf[T any](text string, sel []T, textOf func(T) string) bool {
+	for _, c := range sel {
+		if research.NearDuplicate(text, textOf(c)) {
+			return true
+		}
+	}
+	return false
 }
 
 // Preview sizes of get_relevant_content for a source without matches and

@@ -139,3 +139,38 @@ func TestRelevantContentPreviewWithoutMatch(t *testing.T) {
 		t.Errorf("sources %+v", res.Sources)
 	}
 }
+
+// Passages that nearly repeat one already selected are skipped, so the
+// chunks returned say different things (asky-behavior.md §5.4).
+func TestRelevantContentSkipsNearDuplicates(t *testing.T) {
+	ctx := context.Background()
+	st, err := store.Open(ctx, filepath.Join(t.TempDir(), "asky.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	dir := t.TempDir()
+	boiler := "Warning: the rollback journal must never be deleted while a transaction is open, or the database is corrupted."
+	body := "# Notes\n\n" + boiler + "\n\nThe weather section talks about rain in April and sun in May, unrelated.\n\n" +
+		strings.Replace(boiler, "is corrupted", "gets corrupted", 1) + "\n\nAnother unrelated line about gardening and tomatoes in the summer.\n\n" +
+		strings.Replace(boiler, "Warning:", "Note:", 1) + "\n"
+	if err := os.WriteFile(filepath.Join(dir, "notes.md"), []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ix := &research.Index{St: st, Emb: research.HashV1{}, DenseWeight: 0.75, LexicalWeight: 0.25}
+	in := &research.Ingester{Index: ix, Chunker: research.Chunker{Size: 30, Overlap: 4}}
+	targets, _ := in.Collect([]string{dir})
+	ing, err := in.Ingest(ctx, targets)
+	if err != nil || len(ing) != 1 {
+		t.Fatalf("%v %v", ing, err)
+	}
+	pre := []int64{ing[0].ID}
+	reg := NewRegistry(ResearchTools(&ResearchEnv{Index: ix, Store: st, Preloaded: &pre})...)
+	res, err := call(t, reg, ToolGetRelevantContent, `{"query":"rollback journal deleted transaction","max_chunks":3}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(res.Content, "must never be deleted"); n != 1 {
+		t.Errorf("the repeated warning came back %d times: %s", n, res.Content)
+	}
+}

@@ -195,6 +195,19 @@ func (s *Stream) ReadAll() ([]byte, error) {
 	return b, nil
 }
 
+// Read hands the response to whole when the server sent one JSON body,
+// else to stream to read the event stream.
+func (s *Stream) Read(whole func([]byte) error, stream func(*Stream) error) error {
+	if s.EventStream {
+		return stream(s)
+	}
+	body, err := s.ReadAll()
+	if err != nil {
+		return err
+	}
+	return whole(body)
+}
+
 // Close releases the response and stops the watchdog.
 func (s *Stream) Close() {
 	s.mu.Lock()

@@ -395,8 +395,7 @@ func isFreeForm(k toml.Key) bool {
 		if len(k) == 2 {
 			switch k[1] {
 			case "truncate_messages_in_logs", "log_level", "log_file", "query_summary_max_chars", "answer_summary_max_chars",
-				"continue_query_threshold", "interface_model", "interface_model_plain_query_enabled",
-				"interface_model_plain_query_prompt_enrichment_enabled", "default_image_model", "archive_dir", "live_screen_mode":
+				"continue_query_threshold", "default_image_model", "archive_dir", "live_screen_mode":
 				return true
 			}
 		}

@@ -191,6 +191,10 @@ type composer struct {
 	emit func(turn.Event)
 	// budget enforces Request.MaxCostUSD (nil: none).
 	budget *runBudget
+	// mem is the turn's memory state (set by the memory extension).
+	mem *memoryTurn
+	// helperShortlist is the plain-query helper's shortlist choice.
+	helperShortlist *bool
 }
 
 func (x *composer) warn(s string) {

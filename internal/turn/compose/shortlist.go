@@ -35,7 +35,7 @@ func (x *composer) shortlistPolicy(req *turn.Request) shortlist.PolicyInput {
 		// The pointer names local paths and not the web: local_only.
 		LocalOnly: q.ResearchSet && len(x.ptr.Paths) > 0 && !x.ptr.Web,
 		Override:  q.Shortlist, HasLocalCorpus: x.preloaded != nil && len(*x.preloaded) > 0,
-		Query: req.Query, GeneralFlag: cfg.General.ShortlistEnabled,
+		Query: req.Query, GeneralFlag: cfg.General.ShortlistEnabled, Helper: x.helperShortlist,
 		Enabled: sc.Enabled, EnableResearchMode: sc.EnableResearchMode, EnableStandardMode: sc.EnableStandardMode,
 	}
 	if req.Model != nil {

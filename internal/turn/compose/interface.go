@@ -93,3 +93,33 @@ func (x *composer) plainQueryHelper(ctx context.Context, req *turn.Request, emit
 	}
 	return nil
 }
+
+const preloadPolicySystem = `You classify a research question asked over a preloaded local document corpus: does answering it need a web search, or only the local documents?
+Reply with ONLY a JSON object: {"shortlist_enabled": true|false, "intent": "web" | "local" | "ambiguous", "reason": "a few words"}.
+shortlist_enabled is true only when the question needs information unlikely to be in the documents (latest news, current events, outside URLs). When it mentions "these documents" or "the files", or you are unsure, answer false.`
+
+// askIntent settles an ambiguous research question over a local corpus
+// with the interface model (asky-behavior.md §5.8 policy engine); nil
+// without one, and ok=false when the call fails, which leaves the
+// shortlist off.
+func (x *composer) askIntent(ctx context.Context, emit func(turn.Event)) func(string) (bool, bool) {
+	alias := x.cfg.General.InterfaceModel
+	if alias == "" {
+		return nil
+	}
+	return func(query string) (bool, bool) {
+		m, c, err := x.model(ctx, alias)
+		if err != nil {
+			emit(turn.Event{Kind: turn.EventDebug, Text: fmt.Sprintf("general.interface_model %q: %v", alias, err)})
+			return false, false
+		}
+		var v struct {
+			ShortlistEnabled *bool `json:"shortlist_enabled"`
+		}
+		if err := askModelJSON(ctx, m, c, orPrompt(x.cfg, "preload_policy_system", preloadPolicySystem), query, 200, &v); err != nil || v.ShortlistEnabled == nil {
+			emit(turn.Event{Kind: turn.EventDebug, Text: "preload policy: no decision from the interface model"})
+			return false, false
+		}
+		return *v.ShortlistEnabled, true
+	}
+}

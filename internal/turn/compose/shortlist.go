@@ -51,7 +51,9 @@ func (x *composer) shortlistPolicy(req *turn.Request) shortlist.PolicyInput {
 // fails the turn: the stage reports what failed (-v) and the turn goes on
 // with what it has.
 func (x *composer) shortlistStage(ctx context.Context, req *turn.Request, emit func(turn.Event)) error {
-	d := shortlist.Decide(x.shortlistPolicy(req))
+	pol := x.shortlistPolicy(req)
+	pol.AskIntent = x.askIntent(ctx, emit)
+	d := shortlist.Decide(pol)
 	kind := turn.EventDebug
 	if x.q.Shortlist == "on" && !d.Enabled {
 		// An explicit --shortlist on that something overrode is said

@@ -74,7 +74,12 @@ type General struct {
 	DBPath             string `toml:"db_path"`
 	DBPathEnvVar       string `toml:"db_path_env_var"`
 	ShortlistEnabled   *bool  `toml:"shortlist_enabled"`
-	CompactBanner      bool   `toml:"compact_banner"`
+	// InterfaceModel runs the plain-query helper before a standard turn
+	// (asky-behavior.md §5.1 step 3); empty = off.
+	InterfaceModel                   string `toml:"interface_model"`
+	InterfacePlainQueryEnabled       *bool  `toml:"interface_model_plain_query_enabled"`
+	InterfacePromptEnrichmentEnabled bool   `toml:"interface_model_plain_query_prompt_enrichment_enabled"`
+	CompactBanner                    bool   `toml:"compact_banner"`
 	// TerminalContextLines is -tl's line count when given without N.
 	TerminalContextLines int `toml:"terminal_context_lines"`
 	// ArchiveDir is where -o without a path writes HTML reports; empty

@@ -192,7 +192,6 @@ func TestLoadDiagnostics(t *testing.T) {
 		{"original's unused keys at their defaults", "[general]\nlog_level = \"INFO\"\ncontinue_query_threshold = 160\ninterface_model = \"\"\n[research]\nsummarization_workers = 2\n[research.chromadb]\nchunks_collection = \"asky_content_chunks\"\n[memory]\nchroma_collection = \"asky_user_memories\"\n", 0o600, nil},
 		{"original's unused keys changed", "[general]\nlog_level = \"DEBUG\"\ninterface_model = \"q8\"\ndefault_image_model = \"vision\"\n[xmpp]\ntranscript_max_per_session = 5\n[research.chromadb]\npersist_directory = \"/x\"\n", 0o600, []string{
 			"general.log_level: kept from the original asky; this version has no such feature",
-			"general.interface_model: kept from the original asky",
 			"general.default_image_model: kept from the original asky",
 			"xmpp.transcript_max_per_session: kept from the original asky",
 			"research.chromadb.persist_directory: kept from the original asky"}},

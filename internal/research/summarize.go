@@ -80,38 +80,3 @@ func splitRunes(s string, n int) []string {
 	}
 	return out
 }
-
-// MatchSection selects a section by id (exact), or by title: an exact
-// (case-insensitive) title, else the single section whose title or path
-// contains the query. Ambiguity returns the candidates' ids.
-func MatchSection(secs []Section, q string) (*Section, []string) {
-	q = strings.TrimSpace(q)
-	for i := range secs {
-		if secs[i].ID == q {
-			return &secs[i], nil
-		}
-	}
-	for i := range secs {
-		if strings.EqualFold(secs[i].Title, q) {
-			return &secs[i], nil
-		}
-	}
-	nq := normTitle(q)
-	var cands []int
-	for i := range secs {
-		if nq != "" && (strings.Contains(normTitle(secs[i].Title), nq) || strings.Contains(normTitle(secs[i].Path), nq)) {
-			cands = append(cands, i)
-		}
-	}
-	if len(cands) == 1 {
-		return &secs[cands[0]], nil
-	}
-	var ids []string
-	for _, i := range cands {
-		if len(ids) == 5 {
-			break
-		}
-		ids = append(ids, secs[i].ID+" ("+secs[i].Title+")")
-	}
-	return nil, ids
-}

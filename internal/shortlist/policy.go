@@ -17,6 +17,9 @@ type PolicyInput struct {
 	// HasLocalCorpus is set when local documents are preloaded this turn.
 	HasLocalCorpus bool
 	Query          string
+	// Helper is the plain-query helper's choice (asky-behavior.md §5.1
+	// step 3), which applies when no override was given.
+	Helper *bool
 	// AskIntent settles an ambiguous research+corpus query (the original
 	// asks its interface model); nil, or ok=false, means off.
 	AskIntent func(query string) (web bool, ok bool)
@@ -83,6 +86,9 @@ func Decide(p PolicyInput) Decision {
 		return Decision{Enabled: true, Reason: "on: --shortlist on (request or session)"}
 	case "off":
 		return Decision{Reason: "off: --shortlist off (request or session)"}
+	}
+	if p.Helper != nil {
+		return Decision{Enabled: *p.Helper, Reason: onOff(*p.Helper) + ": interface model (plain-query helper)"}
 	}
 	if p.Research && p.HasLocalCorpus {
 		switch in := Intent(p.Query); in {

@@ -28,6 +28,9 @@ func TestDecide(t *testing.T) {
 		{"override beats intent policy", with(func(p *PolicyInput) {
 			p.Override, p.Research, p.HasLocalCorpus, p.Query = "on", true, true, "summarize these documents"
 		}), true, "--shortlist on"},
+		// 3b. the plain-query helper, when no override was given.
+		{"override beats helper", with(func(p *PolicyInput) { p.Override, p.Helper = "off", &yes }), false, "--shortlist off"},
+		{"helper beats model and config", with(func(p *PolicyInput) { p.Helper, p.ModelFlag = &no, &yes }), false, "interface model"},
 		{"reset falls through", with(func(p *PolicyInput) { p.Override, p.GeneralFlag = "reset", &yes }), true, "general.shortlist_enabled"},
 		// 4. research + local corpus: intent policy.
 		{"intent web", with(func(p *PolicyInput) {

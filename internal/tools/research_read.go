@@ -48,13 +48,15 @@ func (env *ResearchEnv) getRelevantContent(ctx context.Context, raw json.RawMess
 	if len(ids) == 0 {
 		ids = env.preloaded()
 	}
-	topK := maxChunks * max(1, len(ids))
+	// Three candidates per wanted chunk (asky-behavior.md §5.4), so that
+	// near-duplicates can be skipped and still leave max_chunks.
+	topK := 3 * maxChunks * max(1, len(ids))
 	if len(sections) > 0 {
 		topK *= 4 // section filtering happens after retrieval
 	}
-	hits, err := env.Index.Search(ctx, a.Query, research.SearchOptions{TopK: min(topK, 100), Sources: ids, MinRelevance: env.MinRelevance})
-	if err != nil {
-		return Result{}, err
+	hits, searchErr := env.Index.Search(ctx, a.Query, research.SearchOptions{TopK: min(topK, 150), Sources: ids, MinRelevance: env.MinRelevance})
+	if searchErr != nil && ctx.Err() != nil {
+		return Result{}, searchErr
 	}
 	type chunk struct {
 		Text              string  `json:"text"`
@@ -68,6 +70,11 @@ func (env *ResearchEnv) getRelevantContent(ctx context.Context, raw json.RawMess
 		Title      string  `json:"title"`
 		Chunks     []chunk `json:"chunks"`
 		ChunkCount int     `json:"chunk_count"`
+		// ContentPreview is the start of a source no passage matched
+		// (or of every source when retrieval failed, with Fallback).
+		ContentPreview string `json:"content_preview,omitempty"`
+		Fallback       bool   `json:"fallback,omitempty"`
+		Error          string `json:"error,omitempty"`
 	}
 	bySource := map[int64]*perSource{}
 	var order []int64
@@ -81,7 +88,7 @@ func (env *ResearchEnv) getRelevantContent(ctx context.Context, raw json.RawMess
 			bySource[h.SourceID] = ps
 			order = append(order, h.SourceID)
 		}
-		if len(ps.Chunks) >= maxChunks {
+		if len(ps.Chunks) >= maxChunks || nearDuplicateOf(h.Text, ps.Chunks, func(c chunk) string { return c.Text }) {
 			continue
 		}
 		ps.Chunks = append(ps.Chunks, chunk{Text: h.Text, Section: h.Section, Relevance: h.Relevance, SemanticRelevance: h.Dense, LexicalRelevance: h.Lexical})
@@ -97,10 +104,65 @@ func (env *ResearchEnv) getRelevantContent(ctx context.Context, raw json.RawMess
 		out.Results = append(out.Results, bySource[id])
 		sources = append(sources, Source{URL: research.Handle(id), Title: bySource[id].Title})
 	}
-	if len(out.Results) == 0 {
-		out.Note = "no passage matched; try other words, list_sections, or get_full_content"
+	// A source without a match, or every source when retrieval failed,
+	// still shows the model its beginning (asky-behavior.md §4.3): 2000
+	// chars, or 3000 marked fallback.
+	previewChars := previewNoMatch
+	if searchErr != nil {
+		previewChars = previewFallback
+		out.Note = "retrieval failed (" + searchErr.Error() + "); showing the start of each source instead"
+	}
+	for _, id := range ids {
+		// Sources searched by default (the preloaded corpus) only get
+		// previews when nothing matched at all: one weaker source among
+		// many is not worth 2000 chars.
+		if bySource[id] != nil || (len(ts) == 0 && len(order) > 0) {
+			continue
+		}
+		ps := &perSource{Source: research.Handle(id), Chunks: []chunk{}, Fallback: searchErr != nil}
+		if src, err := env.Store.CorpusSource(ctx, id); err != nil {
+			ps.Error = err.Error()
+		} else {
+			ps.Title = src.Title
+			text := src.Content
+			if sec, ok := sections[id]; ok {
+				if s, _ := research.MatchSection(research.SectionsOf(src), sec); s != nil {
+					text = src.Content[s.Start:s.End]
+				}
+			}
+			ps.ContentPreview = truncateRunes(strings.TrimSpace(text), previewChars)
+			sources = append(sources, Source{URL: ps.Source, Title: ps.Title})
+		}
+		out.Results = append(out.Results, ps)
+	}
+	if len(order) == 0 && searchErr == nil {
+		out.Note = "no passage matched; each source's content_preview shows its start; try other words, list_sections, or get_full_content"
 	}
 	return jsonResult(out, sources)
+}
+
+// nearDuplicateOf reports whether text nearly repeats an item of sel.
+func nearDuplicateOf[T any](text string, sel []T, textOf func(T) string) bool {
+	for _, c := range sel {
+		if research.NearDuplicate(text, textOf(c)) {
+			return true
+		}
+	}
+	return false
+}
+
+// Preview sizes of get_relevant_content for a source without matches and
+// when retrieval failed.
+const (
+	previewNoMatch  = 2000
+	previewFallback = 3000
+)
+
+func truncateRunes(s string, n int) string {
+	if r := []rune(s); len(r) > n {
+		return string(r[:n])
+	}
+	return s
 }
 
 func (env *ResearchEnv) getFullContent(ctx context.Context, raw json.RawMessage) (Result, error) {

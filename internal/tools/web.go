@@ -68,6 +68,9 @@ type WebDeps struct {
 	ContextChars int
 	// MaxLinks caps get_url_details links (limits.max_url_detail_links).
 	MaxLinks int
+	// PagePrompt replaces the instruction of get_link_summaries' page
+	// summaries ([prompts] summarize_page); empty uses asky's.
+	PagePrompt string
 	// Rankers rank extract_links results by similarity to the query,
 	// tried in order (the configured corpus embedder, then the builtin);
 	// none, or all failing: hash-v1.

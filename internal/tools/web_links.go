@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"cmp"
 	"context"
 	_ "embed"
 	"encoding/json"
@@ -209,7 +210,7 @@ func linkSummariesTool(d *WebDeps) *Tool {
 				if len(text) > linkSummaryMaxInput {
 					text = text[:linkSummaryMaxInput]
 				}
-				s, _, err := summ.Summarize(ctx, text, summarize.Options{Instruction: linkSummaryPrompt, MaxChars: linkSummaryMaxChars})
+				s, _, err := summ.Summarize(ctx, text, summarize.Options{Instruction: cmp.Or(d.PagePrompt, linkSummaryPrompt), MaxChars: linkSummaryMaxChars})
 				if err != nil {
 					entries[i] = entry{Title: p.Title, Status: "failed", Error: err.Error()}
 					return

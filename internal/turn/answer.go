@@ -11,11 +11,25 @@ import (
 	"github.com/askygo/asky/internal/tools"
 )
 
-var thinkRe = regexp.MustCompile(`(?s)<(think|thinking|reasoning)>.*?</(think|thinking|reasoning)>`)
+var (
+	thinkRe = regexp.MustCompile(`(?s)<(think|thinking|thought|reasoning)>.*?</(think|thinking|thought|reasoning)>|\[thought\].*?\[/thought\]`)
+	// Gemini through its OpenAI-compatible endpoint can leak its inline
+	// scratchpad: an "analysis…" preamble, "Action: …" notes and
+	// "assistantcommentary …" lines replaying tool calls.
+	analysisPreambleRe = regexp.MustCompile(`(?s)\Aanalysis(?:The\s|\s).+?(?:\n\n|(\n)assistantcommentary)`)
+	actionNoteRe       = regexp.MustCompile(`(?m)^Action:[^\n]*(?:\n[^\n]+)*`)
+	commentaryLineRe   = regexp.MustCompile(`(?m)^assistantcommentary[^\n]*(?:\n|\z)`)
+)
 
-// cleanAnswer strips leaked reasoning tags and surrounding whitespace.
+// cleanAnswer strips leaked reasoning (think tags, Gemini's inline
+// scratchpad) and surrounding whitespace.
 func cleanAnswer(s string) string {
 	s = thinkRe.ReplaceAllString(s, "")
+	if strings.Contains(s, "assistantcommentary") {
+		s = analysisPreambleRe.ReplaceAllString(s, "${1}assistantcommentary")
+		s = actionNoteRe.ReplaceAllString(s, "")
+		s = commentaryLineRe.ReplaceAllString(s, "")
+	}
 	return strings.TrimSpace(s)
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -193,15 +194,20 @@ func (r *run) systemPrompt(turnNo int, withTools bool) string {
 			tl = append(tl, toolLine{t.Name, g})
 		}
 	}
-	s := prompts.Must("system", map[string]any{"Date": date, "MaxTurns": r.maxTurns, "Tools": tl, "Extra": r.req.SystemExtra})
+	fill := strings.NewReplacer("{CURRENT_DATE}", date, "{MAX_TURNS}", strconv.Itoa(r.maxTurns))
+	s := prompts.Must("system", map[string]any{"Date": date, "MaxTurns": r.maxTurns, "Tools": tl, "Extra": r.req.SystemExtra,
+		"Prefix": strings.TrimSpace(fill.Replace(r.req.Prompts.SystemPrefix)),
+		"Suffix": strings.TrimSpace(fill.Replace(r.req.Prompts.SystemSuffix))})
 	if withTools && turnNo > 0 {
 		ctxSize := 0
 		if r.req.Model != nil {
 			ctxSize = r.req.Model.ContextSize
 		}
-		pct := 0
+		pct := 0.0
 		if ctxSize > 0 {
-			pct = llm.EstimateMessages(r.msgs) * 100 / ctxSize
+			// The whole request counts: system prompt, tool schemas and
+			// messages, as fit measures it.
+			pct = float64(estimate(s, r.msgs, r.req.Tools.Specs())) * 100 / float64(ctxSize)
 		}
 		s += "\n\n" + strings.TrimSpace(prompts.Must("system_update", map[string]any{
 			"ContextPct": pct, "Remaining": r.maxTurns - turnNo + 1, "MaxTurns": r.maxTurns}))
@@ -219,6 +225,12 @@ func (r *run) loop(ctx context.Context) error {
 			return err
 		}
 		msg := resp.Message
+		if withTools && len(msg.ToolCalls) == 0 {
+			if calls, rest := textToolCalls(msg.Content, r.req.Tools); len(calls) > 0 {
+				r.emit(Event{Kind: EventDebug, Text: fmt.Sprintf("read %d tool call(s) written in the reply text", len(calls))})
+				msg.ToolCalls, msg.Content = calls, rest
+			}
+		}
 		// Tool calls when no tools were offered are ignored: the text is the
 		// answer, and an empty one is retried like any empty response.
 		if len(msg.ToolCalls) == 0 || !withTools {
@@ -258,7 +270,11 @@ func (r *run) loop(ctx context.Context) error {
 func (r *run) gracefulExit(ctx context.Context) error {
 	r.emit(Event{Kind: EventNotice, Text: fmt.Sprintf("reached the limit of %d tool turns; asking for a final answer", r.maxTurns)})
 	r.msgs = append(r.msgs, llm.Message{Role: llm.RoleUser, Content: "SYSTEM: Provide your final answer now based on the research above."})
-	sys := r.systemPrompt(0, false) + "\n\n" + strings.TrimSpace(prompts.Must("graceful_exit", nil))
+	exit := strings.TrimSpace(r.req.Prompts.GracefulExit)
+	if exit == "" {
+		exit = strings.TrimSpace(prompts.Must("graceful_exit", nil))
+	}
+	sys := r.systemPrompt(0, false) + "\n\n" + exit
 	for attempt := 0; attempt < 2; attempt++ {
 		r.emit(Event{Kind: EventModelCall, Turn: r.maxTurns, MaxTurns: r.maxTurns})
 		resp, err := r.call(ctx, sys, false, "final")

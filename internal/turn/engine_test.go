@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"net/http"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -447,5 +449,55 @@ func TestEndlessToolLoopEnds(t *testing.T) {
 	}
 	if len(f.search.args) != 36 || !strings.HasPrefix(res.Answer, "# No Final Answer") {
 		t.Errorf("%d tool runs, answer %q", len(f.search.args), res.Answer)
+	}
+}
+
+// A model that writes its tool call into the text (asky-behavior.md §4.1
+// fallbacks) gets it run, and the result goes back as a tool message.
+func TestToolCallWrittenInText(t *testing.T) {
+	f := newFixture(t, "openai")
+	f.srv.Enqueue(
+		llmtest.Response{Text: "<tool_call>\n<function=web_search>\n<parameter=query>\nalpha\n</parameter>\n</function>\n</tool_call>"},
+		llmtest.Response{Text: "# Alpha\n\nDone."},
+	)
+	res, err := f.run(t, context.Background(), f.request("what is alpha"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(f.search.args, ","); got != "alpha" {
+		t.Fatalf("tool ran with %q", got)
+	}
+	if res.Answer != "# Alpha\n\nDone." || len(res.ToolCalls) != 1 || !res.ToolCalls[0].OK {
+		t.Errorf("answer %q calls %+v", res.Answer, res.ToolCalls)
+	}
+	reqs := f.srv.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("%d model calls", len(reqs))
+	}
+	msgs := reqs[1].Messages()
+	asst := msgs[len(msgs)-2]
+	if tc, _ := asst["tool_calls"].([]any); len(tc) != 1 || asst["content"] != nil {
+		t.Errorf("assistant message replayed as %v", asst)
+	}
+	if r := reqs[1].ToolResults(); len(r) != 1 || !strings.Contains(r[0], "result for alpha") {
+		t.Errorf("tool results %q", r)
+	}
+}
+
+// The system update counts the whole request (system prompt and tool
+// schemas included), as the original does, not only the messages.
+func TestSystemUpdateCountsWholeRequest(t *testing.T) {
+	f := newFixture(t, "openai")
+	f.srv.Enqueue(llmtest.Response{Text: "# Hi\n\nhello"})
+	if _, err := f.run(t, context.Background(), f.request("hi")); err != nil {
+		t.Fatal(err)
+	}
+	sys := f.srv.Requests()[0].System()
+	m := regexp.MustCompile(`Context Used: (\d+\.\d\d)% - Turns Remaining: 20 \(out of 20\)`).FindStringSubmatch(sys)
+	if m == nil {
+		t.Fatalf("no system update in:\n%s", sys)
+	}
+	if pct, _ := strconv.ParseFloat(m[1], 64); pct < 1 || pct > 50 {
+		t.Errorf("context used %s%% for a system prompt of %d chars in 8000 tokens", m[1], len(sys))
 	}
 }

@@ -60,6 +60,9 @@ type Request struct {
 	Lean bool
 	// SystemPrompt replaces the composed system prompt when set.
 	SystemPrompt string
+	// Prompts are the user's replacements for parts of asky's prompts
+	// ([prompts] in the config).
+	Prompts PromptOverrides
 	// SystemExtra sections are appended to the system prompt (memory,
 	// research guidance).
 	SystemExtra []string
@@ -77,10 +80,11 @@ type Request struct {
 	Preloaders []Preloader
 	// Notices are shown to the user (stderr) and returned in the Result.
 	Notices []string
-	// CompactTool shortens a long URL-keyed tool result (get_url_content,
-	// get_full_content) once the context nears the model's budget
-	// (asky-behavior.md §5.3 phase 1), returning false when it cannot;
-	// nil leaves only dropping and truncation.
+	// CompactTool shortens a long URL-keyed tool result: get_url_content
+	// as soon as it arrives (asky-behavior.md §5.2), get_full_content once
+	// the context nears the model's budget (§5.3 phase 1). It returns
+	// false when it cannot; nil keeps results whole and leaves only
+	// dropping and truncation.
 	CompactTool func(ctx context.Context, tool, content string) (string, bool)
 	// CompactionPct is the share of the model's context at which in-turn
 	// compaction starts (0 = 80).
@@ -93,6 +97,21 @@ type Request struct {
 	// compaction, evidence and memory extraction) keep Model.Parameters
 	// and their own limits.
 	AnswerParameters map[string]any
+}
+
+// PromptOverrides replace parts of the composed prompts, from the
+// original's prompts.toml keys. {CURRENT_DATE} and {MAX_TURNS} in them are
+// filled in. The note that tool results are untrusted data and the tool
+// guidelines are always kept.
+type PromptOverrides struct {
+	// SystemPrefix replaces asky's opening (persona, date, answer rules):
+	// system_prefix.
+	SystemPrefix string
+	// SystemSuffix follows the opening: search_suffix and system_suffix.
+	SystemSuffix string
+	// GracefulExit replaces the instruction for the final answer after
+	// the turn limit: graceful_exit.
+	GracefulExit string
 }
 
 // ToolCallRecord is a tool call made during the turn.

@@ -54,14 +54,69 @@ func (c *Client) Chat(ctx context.Context, req llm.Request, onDelta func(llm.Del
 		return nil, err
 	}
 	defer s.Close()
-	if !s.EventStream {
-		return nil, c.ep.Errorf(llm.KindBadResponse, false, "expected an event stream, got a JSON body")
-	}
-	a := &accumulator{ep: c.ep, onDelta: onDelta}
-	if err := a.stream(s); err != nil {
+	a := &accumulator{ep: c.ep, onDelta: onDelta, byIndex: map[int]*toolBlock{}}
+	if err := s.Read(a.whole, a.stream); err != nil {
 		return nil, err
 	}
 	return a.response(req), nil
+}
+
+// whole reads a server that ignored stream:true and sent the complete
+// message as one JSON body (a proxy or a small compatible server).
+func (a *accumulator) whole(body []byte) error {
+	var m struct {
+		Type       string `json:"type"`
+		Model      string `json:"model"`
+		StopReason string `json:"stop_reason"`
+		Content    []struct {
+			Type     string          `json:"type"`
+			Text     string          `json:"text"`
+			Thinking string          `json:"thinking"`
+			ID       string          `json:"id"`
+			Name     string          `json:"name"`
+			Input    json.RawMessage `json:"input"`
+		} `json:"content"`
+		Usage *usage `json:"usage"`
+		Error *struct {
+			Type    string `json:"type"`
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	if err := json.Unmarshal(body, &m); err != nil {
+		return a.ep.Errorf(llm.KindBadResponse, false, "malformed response body: %v", err)
+	}
+	if m.Type == "error" || m.Error != nil {
+		msg, typ := "the provider reported an error", ""
+		if m.Error != nil {
+			msg, typ = orDefault(m.Error.Message, msg), m.Error.Type
+		}
+		kind := llm.KindBadResponse
+		if typ == "overloaded_error" {
+			kind = llm.KindServer
+		}
+		return a.ep.Errorf(kind, false, "%s", msg)
+	}
+	a.model = m.Model
+	a.addUsage(m.Usage)
+	for _, b := range m.Content {
+		switch b.Type {
+		case "text":
+			a.addText(b.Text)
+		case "thinking":
+			if b.Thinking != "" {
+				a.thinking.WriteString(b.Thinking)
+				a.emit(llm.Delta{Kind: llm.DeltaReasoning, Text: b.Thinking})
+			}
+		case "tool_use":
+			a.tools = append(a.tools, &toolBlock{id: b.ID, name: b.Name, start: b.Input})
+			a.emit(llm.Delta{Kind: llm.DeltaToolCall, Text: b.Name})
+		}
+	}
+	a.stop = m.StopReason
+	if a.stop == "" {
+		a.stop = "end_turn"
+	}
+	return nil
 }
 
 type block = map[string]any
@@ -217,7 +272,6 @@ type accumulator struct {
 
 // stream reads events until message_stop; EOF before it is a truncation.
 func (a *accumulator) stream(s *wire.Stream) error {
-	a.byIndex = map[int]*toolBlock{}
 	for {
 		ev, err := s.Next(a.streamed)
 		if errors.Is(err, io.EOF) {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"net/http/httptest"
 	"reflect"
 	"strings"
 	"testing"
@@ -144,5 +145,47 @@ func TestCacheTokens(t *testing.T) {
 	}
 	if want := (llm.Usage{PromptTokens: 1000, CompletionTokens: 4, CacheReadTokens: 900, CacheWriteTokens: 90}); resp.Usage != want {
 		t.Fatalf("usage %+v, want %+v", resp.Usage, want)
+	}
+}
+
+// A server that ignores stream:true and sends the whole message as JSON
+// (with or without its content type) is read like a stream.
+func TestNonStreamedBody(t *testing.T) {
+	for _, ct := range []string{"application/json", ""} {
+		hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header()["Content-Type"] = []string{ct}
+			_, _ = w.Write([]byte(`{"id":"msg_1","type":"message","role":"assistant","model":"claude-x",
+"content":[{"type":"text","text":"Looking."},{"type":"tool_use","id":"toolu_1","name":"web_search","input":{"q":"go"}}],
+"stop_reason":"tool_use","usage":{"input_tokens":12,"output_tokens":7}}`))
+		}))
+		c := New(&wire.Endpoint{BaseURL: hs.URL})
+		var text strings.Builder
+		resp, err := c.Chat(context.Background(), llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Content: "q"}}}, func(d llm.Delta) {
+			if d.Kind == llm.DeltaText {
+				text.WriteString(d.Text)
+			}
+		})
+		hs.Close()
+		if err != nil {
+			t.Fatalf("content type %q: %v", ct, err)
+		}
+		want := llm.Response{Message: llm.Message{Role: llm.RoleAssistant, Content: "Looking.",
+			ToolCalls: []llm.ToolCall{{ID: "toolu_1", Name: "web_search", Arguments: `{"q":"go"}`}}},
+			FinishReason: "tool_calls", Usage: llm.Usage{PromptTokens: 12, CompletionTokens: 7}, Model: "claude-x"}
+		if !reflect.DeepEqual(*resp, want) || text.String() != "Looking." {
+			t.Errorf("content type %q: got %+v (streamed %q)", ct, *resp, text.String())
+		}
+	}
+}
+
+func TestNonStreamedError(t *testing.T) {
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(`{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}`))
+	}))
+	defer hs.Close()
+	_, err := New(&wire.Endpoint{BaseURL: hs.URL}).Chat(context.Background(), llm.Request{}, nil)
+	if llm.KindOf(err) != llm.KindServer || !strings.Contains(err.Error(), "Overloaded") {
+		t.Errorf("err = %v", err)
 	}
 }

@@ -52,15 +52,7 @@ func (c *Client) Chat(ctx context.Context, req llm.Request, onDelta func(llm.Del
 	}
 	defer s.Close()
 	a := &accumulator{ep: c.ep, onDelta: onDelta}
-	if !s.EventStream {
-		body, err := s.ReadAll()
-		if err != nil {
-			return nil, err
-		}
-		if err := a.whole(body); err != nil {
-			return nil, err
-		}
-	} else if err := a.stream(s); err != nil {
+	if err := s.Read(a.whole, a.stream); err != nil {
 		return nil, err
 	}
 	return a.response(req), nil

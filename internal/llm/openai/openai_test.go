@@ -201,3 +201,19 @@ func TestCachedPromptTokens(t *testing.T) {
 		t.Fatalf("usage %+v, want %+v", resp.Usage, want)
 	}
 }
+
+// A whole JSON body sent without a content type (or as text/plain) is
+// still read as one completion, not as an empty event stream.
+func TestNonStreamedBodyWithoutContentType(t *testing.T) {
+	for _, ct := range []string{"", "text/plain; charset=utf-8"} {
+		hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header()["Content-Type"] = []string{ct}
+			_, _ = w.Write([]byte("\n  {\"choices\":[{\"message\":{\"role\":\"assistant\",\"content\":\"# Whole\"},\"finish_reason\":\"stop\"}],\"usage\":{\"prompt_tokens\":3,\"completion_tokens\":2}}"))
+		}))
+		resp, _ := collect(t, New(&wire.Endpoint{BaseURL: hs.URL}))
+		hs.Close()
+		if resp.Message.Content != "# Whole" || resp.Usage.PromptTokens != 3 {
+			t.Errorf("content type %q: got %+v", ct, *resp)
+		}
+	}
+}

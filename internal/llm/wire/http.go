@@ -1,6 +1,7 @@
 package wire
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -138,11 +139,35 @@ func (e *Endpoint) Post(ctx context.Context, path string, body any) (*Stream, er
 		s.Close()
 		return nil, e.Errorf(llm.KindBadResponse, false, "expected an event stream, got an HTML page; is base_url the API endpoint?")
 	default:
-		// text/event-stream, or a proxy that mislabels it.
+		// text/event-stream, or a proxy that mislabels it. A bare JSON
+		// body without its content type (small test servers, some
+		// proxies) starts with '{', which no event stream does.
+		br := bufio.NewReaderSize(s.r, 32<<10)
+		s.r = br
+		if firstByte(br) == '{' {
+			break
+		}
 		s.EventStream = true
 		s.sse = NewSSEReader(s.r)
 	}
 	return s, nil
+}
+
+// firstByte peeks at the first non-blank byte of the body (0 when there
+// is none in its first bytes), without consuming anything.
+func firstByte(br *bufio.Reader) byte {
+	for n := 1; n <= 256; n++ {
+		b, err := br.Peek(n)
+		if len(b) < n || err != nil {
+			return 0
+		}
+		switch c := b[n-1]; c {
+		case ' ', '\t', '\r', '\n':
+		default:
+			return c
+		}
+	}
+	return 0
 }
 
 // Next returns the next SSE event, io.EOF at the end, or a classified error
@@ -168,6 +193,19 @@ func (s *Stream) ReadAll() ([]byte, error) {
 		return nil, s.transportError(err, false)
 	}
 	return b, nil
+}
+
+// Read hands the response to whole when the server sent one JSON body,
+// else to stream to read the event stream.
+func (s *Stream) Read(whole func([]byte) error, stream func(*Stream) error) error {
+	if s.EventStream {
+		return stream(s)
+	}
+	body, err := s.ReadAll()
+	if err != nil {
+		return err
+	}
+	return whole(body)
 }
 
 // Close releases the response and stops the watchdog.

@@ -29,12 +29,15 @@ var pageHeading = regexp.MustCompile(`(?m)^## (https?://\S+)$`)
 // summary for the rest of the turn so a page is summarized once.
 type compactor struct {
 	summarizer func(context.Context) (tools.TextSummarizer, error)
-	mu         sync.Mutex
-	cache      map[string]string
+	// instruction is the summary prompt ([prompts] summarize_page).
+	instruction string
+	mu          sync.Mutex
+	cache       map[string]string
 }
 
 func newCompactor(x *composer, req *turn.Request) *compactor {
-	return &compactor{summarizer: summarizerFor(x, req), cache: map[string]string{}}
+	return &compactor{summarizer: summarizerFor(x, req), cache: map[string]string{},
+		instruction: orPrompt(x.cfg, promptSummarizePage, "Keep the facts, numbers and names a later answer may need.")}
 }
 
 // compact implements turn.Request.CompactTool.
@@ -65,7 +68,8 @@ func (c *compactor) compactPages(ctx context.Context, content string) (string, b
 		}
 		url, body := content[loc[2]:loc[3]], content[loc[1]:end]
 		b.WriteString(content[loc[0]:loc[1]])
-		if len(body) <= compactMinPageSize {
+		if len(body) <= compactMinPageSize || strings.Contains(body, "\nSummary of "+url+":\n") {
+			// Short, or already a summary (summarize=true, -s).
 			b.WriteString(body)
 			continue
 		}
@@ -131,8 +135,7 @@ func (c *compactor) summary(ctx context.Context, key, text string) (string, bool
 	if len(text) > compactInputChars {
 		text = text[:compactInputChars]
 	}
-	s, _, err = summ.Summarize(ctx, text, summarize.Options{MaxChars: compactSummaryMax,
-		Instruction: "Keep the facts, numbers and names a later answer may need."})
+	s, _, err = summ.Summarize(ctx, text, summarize.Options{MaxChars: compactSummaryMax, Instruction: c.instruction})
 	if err != nil || strings.TrimSpace(s) == "" {
 		return "", false
 	}

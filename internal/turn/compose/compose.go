@@ -191,6 +191,10 @@ type composer struct {
 	emit func(turn.Event)
 	// budget enforces Request.MaxCostUSD (nil: none).
 	budget *runBudget
+	// mem is the turn's memory state (set by the memory extension).
+	mem *memoryTurn
+	// helperShortlist is the plain-query helper's shortlist choice.
+	helperShortlist *bool
 }
 
 func (x *composer) warn(s string) {
@@ -254,7 +258,7 @@ func (c *Core) run(ctx context.Context, q Request, emit func(turn.Event)) (_ *tu
 		ApplySessionDefaults(&q, q.Session)
 	}
 	req := &turn.Request{Query: q.Question, Input: q.Input, Lean: q.Lean, MaxTurns: q.MaxTurns,
-		SystemPrompt: q.SystemPrompt, History: q.History}
+		SystemPrompt: q.SystemPrompt, History: q.History, Prompts: promptOverrides(cfg)}
 	if q.Session != nil {
 		req.SessionID = q.Session.ID
 	}

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/askygo/asky/internal/config"
 	"github.com/askygo/asky/internal/llm"
 	"github.com/askygo/asky/internal/research"
 	"github.com/askygo/asky/internal/shortlist"
@@ -67,6 +68,12 @@ func (x *composer) askJSON(ctx context.Context, req *turn.Request, system, user 
 	if err != nil {
 		return err
 	}
+	return askModelJSON(ctx, m, c, system, user, maxTokens, v)
+}
+
+// askModelJSON makes one call to model m and decodes the JSON value in
+// its reply.
+func askModelJSON(ctx context.Context, m *config.ResolvedModel, c llm.Client, system, user string, maxTokens int, v any) error {
 	resp, err := c.Chat(llm.WithPurpose(ctx, llm.PurposeExtraction), llm.Request{Model: m.ID, Parameters: map[string]any{"max_tokens": maxTokens},
 		Messages: []llm.Message{{Role: llm.RoleSystem, Content: system}, {Role: llm.RoleUser, Content: user}}}, func(llm.Delta) {})
 	if err != nil {

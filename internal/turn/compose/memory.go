@@ -19,6 +19,7 @@ import (
 // stripped (with a notice), so it never reaches the model.
 func memoryExtension(_ context.Context, x *composer, req *turn.Request, reg *tools.Registry) error {
 	mem := &memoryTurn{x: x, cfg: x.cfg.Memory, embedding: x.cfg.Research.Embedding, sessionID: req.SessionID}
+	x.mem = mem
 	if x.cfg.Memory.Enabled {
 		reg.Add(tools.SaveMemory(mem, mem.session))
 	}
@@ -143,6 +144,7 @@ func leanMemoryTrigger(ctx context.Context, x *composer, req *turn.Request, emit
 		return nil
 	}
 	mem := &memoryTurn{x: x, cfg: x.cfg.Memory, embedding: x.cfg.Research.Embedding, sessionID: req.SessionID}
+	x.mem = mem
 	svc, err := mem.service()
 	if err != nil {
 		return err

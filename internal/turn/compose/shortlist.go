@@ -35,7 +35,7 @@ func (x *composer) shortlistPolicy(req *turn.Request) shortlist.PolicyInput {
 		// The pointer names local paths and not the web: local_only.
 		LocalOnly: q.ResearchSet && len(x.ptr.Paths) > 0 && !x.ptr.Web,
 		Override:  q.Shortlist, HasLocalCorpus: x.preloaded != nil && len(*x.preloaded) > 0,
-		Query: req.Query, GeneralFlag: cfg.General.ShortlistEnabled,
+		Query: req.Query, GeneralFlag: cfg.General.ShortlistEnabled, Helper: x.helperShortlist,
 		Enabled: sc.Enabled, EnableResearchMode: sc.EnableResearchMode, EnableStandardMode: sc.EnableStandardMode,
 	}
 	if req.Model != nil {
@@ -51,7 +51,9 @@ func (x *composer) shortlistPolicy(req *turn.Request) shortlist.PolicyInput {
 // fails the turn: the stage reports what failed (-v) and the turn goes on
 // with what it has.
 func (x *composer) shortlistStage(ctx context.Context, req *turn.Request, emit func(turn.Event)) error {
-	d := shortlist.Decide(x.shortlistPolicy(req))
+	pol := x.shortlistPolicy(req)
+	pol.AskIntent = x.askIntent(ctx, emit)
+	d := shortlist.Decide(pol)
 	kind := turn.EventDebug
 	if x.q.Shortlist == "on" && !d.Enabled {
 		// An explicit --shortlist on that something overrode is said

@@ -14,6 +14,7 @@ type extension func(ctx context.Context, x *composer, req *turn.Request, reg *to
 
 // extensions is the ordered list of capabilities composed into a turn.
 var extensions = []extension{
+	interfaceExtension,
 	memoryExtension,
 	webExtension,
 	researchExtension,
@@ -41,6 +42,7 @@ func buildTools(ctx context.Context, x *composer, req *turn.Request) (*tools.Reg
 		}
 	}
 	reg.Remove(x.q.ToolOff...)
+	applyToolOverrides(x.cfg, reg)
 	if x.q.Remote {
 		x.remotePolicy().Apply(reg)
 	}

@@ -33,6 +33,7 @@ func webExtension(ctx context.Context, x *composer, req *turn.Request, reg *tool
 		Pages:          pages,
 		ForceSummarize: q.Summarize,
 		MaxLinks:       cfg.Limits.MaxURLDetailLinks,
+		PagePrompt:     promptText(cfg, promptSummarizePage),
 		Searcher: sync.OnceValues(func() (tools.Searcher, error) {
 			return search.New(cfg, x.Getenv, x.HTTPClient())
 		}),

@@ -1,0 +1,184 @@
+package turn
+
+// Tool calls written into the answer text. Some local and open models
+// (Qwen coder templates, gpt-oss through a server without its harmony
+// parser) do not use the native tool_calls field but print the call:
+//
+//	<tool_call><function=web_search><parameter=q>go 1.26</parameter></function></tool_call>
+//	<tool_call>{"name": "web_search", "arguments": {"q": "go 1.26"}}</tool_call>
+//	…commentary to=functions.web_search <|constrain|>json<|message|>{"q": "go 1.26"}
+//
+// As the original (asky-behavior.md §4.1), such calls are run like native
+// ones instead of being shown to the user as the answer. Only tools offered
+// this turn are recognised, so an answer that explains the syntax of some
+// other tool is left alone.
+
+import (
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/askygo/asky/internal/llm"
+	"github.com/askygo/asky/internal/tools"
+)
+
+var (
+	// xmlCallRe matches one <tool_call> block; the closing tag may be
+	// missing when the model stopped right after the call.
+	xmlCallRe = regexp.MustCompile(`(?s)<tool_call>\s*(.*?)\s*(?:</tool_call>|\z)`)
+	// xmlFuncRe is the <function=NAME> … </function> form inside a block.
+	xmlFuncRe = regexp.MustCompile(`(?s)^<function=\s*([A-Za-z0-9_.\-]+)\s*>(.*?)(?:</function>|\z)`)
+	// xmlParamRe is one <parameter=KEY>value</parameter>.
+	xmlParamRe = regexp.MustCompile(`(?s)<parameter=\s*([A-Za-z0-9_.\-]+)\s*>(.*?)(?:</parameter>|\z)`)
+	// harmonyCallRe finds "to=functions.NAME"; the JSON arguments follow.
+	harmonyCallRe = regexp.MustCompile(`to=functions\.([A-Za-z0-9_\-]+)`)
+	// harmonyTokenRe are the channel markers around a leaked call.
+	harmonyTokenRe = regexp.MustCompile(`<\|[a-z_]+\|>`)
+	// h1Re finds the title line every final answer starts with.
+	h1Re = regexp.MustCompile(`(?m)^# \S`)
+)
+
+// textToolCalls finds the tool calls written in content for the tools of
+// reg. It returns them (with ids "text_call_N") and the content without
+// them; none found returns nil and content unchanged.
+func textToolCalls(content string, reg *tools.Registry) ([]llm.ToolCall, string) {
+	if reg == nil || reg.Len() == 0 {
+		return nil, content
+	}
+	var calls []llm.ToolCall
+	add := func(name, args string) {
+		calls = append(calls, llm.ToolCall{ID: fmt.Sprintf("text_call_%d", len(calls)+1), Name: name, Arguments: args})
+	}
+	rest := content
+	if strings.Contains(content, "<tool_call>") {
+		var kept strings.Builder
+		last := 0
+		for _, m := range xmlCallRe.FindAllStringSubmatchIndex(content, -1) {
+			name, args, ok := xmlCall(content[m[2]:m[3]], reg)
+			if !ok {
+				continue
+			}
+			add(name, args)
+			kept.WriteString(content[last:m[0]])
+			last = m[1]
+		}
+		kept.WriteString(content[last:])
+		rest = kept.String()
+	}
+	if len(calls) == 0 && strings.Contains(content, "to=functions.") {
+		rest = content
+		var kept strings.Builder
+		last := 0
+		for _, m := range harmonyCallRe.FindAllStringSubmatchIndex(content, -1) {
+			if m[0] < last {
+				continue
+			}
+			name := content[m[2]:m[3]]
+			if _, ok := reg.Get(name); !ok {
+				continue
+			}
+			start := strings.IndexByte(content[m[1]:], '{')
+			if start < 0 {
+				continue
+			}
+			start += m[1]
+			// Only channel markers and a format word may stand between
+			// the name and its arguments.
+			between := harmonyTokenRe.ReplaceAllString(content[m[1]:start], " ")
+			if f := strings.Fields(between); len(f) > 1 || (len(f) == 1 && f[0] != "json" && f[0] != "code") {
+				continue
+			}
+			dec := json.NewDecoder(strings.NewReader(content[start:]))
+			var obj map[string]any
+			if dec.Decode(&obj) != nil {
+				continue
+			}
+			end := start + int(dec.InputOffset())
+			add(name, content[start:end])
+			kept.WriteString(content[last:max(last, lineStart(content, m[0]))])
+			last = end
+		}
+		kept.WriteString(content[last:])
+		rest = kept.String()
+		if h1Re.MatchString(rest) {
+			// Gemini replays the calls it already made above its final
+			// answer: an answer with its title is not a request to call.
+			return nil, content
+		}
+	}
+	if len(calls) == 0 {
+		return nil, content
+	}
+	rest = harmonyTokenRe.ReplaceAllString(rest, "")
+	return calls, strings.TrimSpace(rest)
+}
+
+// lineStart is the start of the line holding i, so the channel header
+// before a leaked call ("assistant commentary") goes with it.
+func lineStart(s string, i int) int {
+	return strings.LastIndexByte(s[:i], '\n') + 1
+}
+
+// xmlCall reads the inside of one <tool_call> block: the <function=…>
+// form or a JSON object {"name", "arguments"}.
+func xmlCall(body string, reg *tools.Registry) (string, string, bool) {
+	if m := xmlFuncRe.FindStringSubmatch(body); m != nil {
+		t, ok := reg.Get(m[1])
+		if !ok {
+			return "", "", false
+		}
+		args := map[string]any{}
+		for _, p := range xmlParamRe.FindAllStringSubmatch(m[2], -1) {
+			args[p[1]] = paramValue(t, p[1], strings.TrimSpace(p[2]))
+		}
+		b, _ := json.Marshal(args)
+		return t.Name, string(b), true
+	}
+	var obj struct {
+		Name       string          `json:"name"`
+		Arguments  json.RawMessage `json:"arguments"`
+		Parameters json.RawMessage `json:"parameters"`
+	}
+	if json.Unmarshal([]byte(body), &obj) != nil {
+		return "", "", false
+	}
+	if _, ok := reg.Get(obj.Name); !ok {
+		return "", "", false
+	}
+	args := obj.Arguments
+	if len(args) == 0 {
+		args = obj.Parameters
+	}
+	var s string
+	if json.Unmarshal(args, &s) == nil {
+		args = json.RawMessage(s) // arguments given as a JSON string
+	}
+	if len(args) == 0 || !json.Valid(args) {
+		args = json.RawMessage("{}")
+	}
+	return obj.Name, string(args), true
+}
+
+// paramValue types an XML parameter by the tool's schema: strings stay
+// text, anything else (arrays, numbers, booleans) is read as JSON when it
+// parses.
+func paramValue(t *tools.Tool, key, raw string) any {
+	var schema struct {
+		Properties map[string]struct {
+			Type any `json:"type"`
+		} `json:"properties"`
+	}
+	_ = json.Unmarshal(t.Parameters, &schema)
+	if p, ok := schema.Properties[key]; ok && p.Type == "string" {
+		return raw
+	}
+	var v any
+	if json.Unmarshal([]byte(raw), &v) == nil {
+		return v
+	}
+	if p, ok := schema.Properties[key]; ok && p.Type == "array" {
+		return []string{raw} // a single URL where a list was asked
+	}
+	return raw
+}

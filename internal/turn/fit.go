@@ -32,12 +32,6 @@ const (
 // handle and can be replaced by a summary of each page.
 var compactable = map[string]bool{"get_url_content": true, "get_full_content": true}
 
-// compactAtOnce are the tools whose web pages are summarized as soon as
-// they are read, not only when the context fills (asky-behavior.md §5.2:
-// results keyed by an http URL). Corpus documents (get_full_content) are
-// read whole until the budget needs the room.
-var compactAtOnce = map[string]bool{"get_url_content": true}
-
 // fitStats says what fit did, for the -v trace.
 type fitStats struct {
 	before, after                 int

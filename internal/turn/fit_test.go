@@ -20,16 +20,6 @@ type sizeRecorder struct {
 	pages int
 	sizes []int
 	reqs  []llm.Request
-	// tool is the tool asked for (default get_full_content, whose
-	// results are summarized only when the context fills).
-	tool string
-}
-
-func (c *sizeRecorder) toolName() string {
-	if c.tool == "" {
-		return "get_full_content"
-	}
-	return c.tool
 }
 
 func (c *sizeRecorder) Chat(_ context.Context, req llm.Request, _ func(llm.Delta)) (*llm.Response, error) {
@@ -44,16 +34,14 @@ func (c *sizeRecorder) Chat(_ context.Context, req llm.Request, _ func(llm.Delta
 	if c.calls <= c.pages {
 		args := fmt.Sprintf(`{"urls":["https://example.org/page%d"]}`, c.calls)
 		return &llm.Response{Message: llm.Message{Role: llm.RoleAssistant,
-			ToolCalls: []llm.ToolCall{{ID: fmt.Sprint("c", c.calls), Name: c.toolName(), Arguments: args}}}}, nil
+			ToolCalls: []llm.ToolCall{{ID: fmt.Sprint("c", c.calls), Name: "get_url_content", Arguments: args}}}}, nil
 	}
 	return &llm.Response{Message: llm.Message{Role: llm.RoleAssistant, Content: "# Answer\n\ndone"}}, nil
 }
 
 // pageTool returns a long page for every URL.
-func pageTool(chars int) *tools.Tool { return namedPageTool("get_full_content", chars) }
-
-func namedPageTool(name string, chars int) *tools.Tool {
-	return &tools.Tool{Name: name, Description: "read",
+func pageTool(chars int) *tools.Tool {
+	return &tools.Tool{Name: "get_url_content", Description: "read",
 		Parameters: json.RawMessage(`{"type":"object","properties":{"urls":{"type":"array","items":{"type":"string"}}}}`),
 		Run: func(_ context.Context, args json.RawMessage) (tools.Result, error) {
 			var a struct{ URLs []string }
@@ -118,44 +106,5 @@ func TestToolResultsNeverOverflowTheContext(t *testing.T) {
 				}
 			}
 		})
-	}
-}
-
-// Web pages read with get_url_content are summarized as soon as they
-// arrive (asky-behavior.md §5.2), whatever room is left in the context;
-// short results are kept as they are.
-func TestURLContentCompactedAtOnce(t *testing.T) {
-	c := &sizeRecorder{pages: 2, tool: "get_url_content"}
-	req := turn.Request{Query: "read two pages", Client: c,
-		Model: &config.ResolvedModel{Alias: "big", ID: "big", ContextSize: 200000},
-		Tools: tools.NewRegistry(namedPageTool("get_url_content", 3000)), MaxTurns: 8}
-	var seen []string
-	req.CompactTool = func(_ context.Context, tool, content string) (string, bool) {
-		seen = append(seen, tool)
-		return strings.SplitN(content, "\n", 2)[0] + "\n[COMPACTED] a page about lorem ipsum", true
-	}
-	res, err := (&turn.Engine{}).Run(context.Background(), req, nil)
-	if err != nil || res.Answer == "" {
-		t.Fatalf("%v %+v", err, res)
-	}
-	if len(seen) != 2 || seen[0] != "get_url_content" {
-		t.Fatalf("compacted %v, want both results at once", seen)
-	}
-	// The model's second call already sees the first page summarized.
-	second := c.reqs[1].Messages
-	tool := second[len(second)-1]
-	if tool.Role != llm.RoleTool || !strings.Contains(tool.Content, "[COMPACTED] a page about lorem ipsum") || strings.Contains(tool.Content, "lorem ipsum dolor") {
-		t.Errorf("tool result sent as %q", tool.Content)
-	}
-
-	// A short page is not worth a summary.
-	c = &sizeRecorder{pages: 1, tool: "get_url_content"}
-	req.Client, req.Tools = c, tools.NewRegistry(namedPageTool("get_url_content", 300))
-	seen = nil
-	if _, err := (&turn.Engine{}).Run(context.Background(), req, nil); err != nil {
-		t.Fatal(err)
-	}
-	if len(seen) != 0 {
-		t.Errorf("a short result was compacted")
 	}
 }

@@ -45,7 +45,7 @@ func (r *run) runTool(ctx context.Context, tc llm.ToolCall) llm.Message {
 			rec.Error = err.Error()
 		} else {
 			rec.OK = true
-			content = r.compactNow(ctx, tc.Name, out.Content)
+			content = out.Content
 			r.addSources(out.Sources)
 			r.track(t, out)
 		}
@@ -61,22 +61,6 @@ func (r *run) runTool(ctx context.Context, tc llm.ToolCall) llm.Message {
 	r.res.ToolCalls = append(r.res.ToolCalls, rec)
 	r.emit(Event{Kind: EventToolEnd, Tool: tc.Name, Summary: summary, OK: rec.OK, Err: rec.Error, Elapsed: rec.Elapsed})
 	return llm.Message{Role: llm.RoleTool, ToolCallID: tc.ID, Name: tc.Name, Content: frame(tc.Name, content)}
-}
-
-// compactNow replaces the long pages of a URL-keyed result by their
-// summaries as soon as it arrives (asky-behavior.md §5.2): the model reads
-// "[COMPACTED] <summary>" instead of raw page text, which keeps a search
-// session's context small. Shorter results, and any page whose summary
-// fails, are kept as they are.
-func (r *run) compactNow(ctx context.Context, tool, content string) string {
-	if r.req.CompactTool == nil || !compactAtOnce[tool] || len(content) <= compactMinChars {
-		return content
-	}
-	r.emit(Event{Kind: EventStatus, Text: "summarizing pages"})
-	if short, ok := r.req.CompactTool(ctx, tool, content); ok && len(short) < len(content) {
-		return short
-	}
-	return content
 }
 
 // admit checks the URLs a call would fetch against the turn's budget of

@@ -80,11 +80,10 @@ type Request struct {
 	Preloaders []Preloader
 	// Notices are shown to the user (stderr) and returned in the Result.
 	Notices []string
-	// CompactTool shortens a long URL-keyed tool result: get_url_content
-	// as soon as it arrives (asky-behavior.md §5.2), get_full_content once
-	// the context nears the model's budget (§5.3 phase 1). It returns
-	// false when it cannot; nil keeps results whole and leaves only
-	// dropping and truncation.
+	// CompactTool shortens a long URL-keyed tool result (get_url_content,
+	// get_full_content) once the context nears the model's budget
+	// (asky-behavior.md §5.3 phase 1), returning false when it cannot;
+	// nil leaves only dropping and truncation.
 	CompactTool func(ctx context.Context, tool, content string) (string, bool)
 	// CompactionPct is the share of the model's context at which in-turn
 	// compaction starts (0 = 80).

@@ -68,8 +68,7 @@ func (c *compactor) compactPages(ctx context.Context, content string) (string, b
 		}
 		url, body := content[loc[2]:loc[3]], content[loc[1]:end]
 		b.WriteString(content[loc[0]:loc[1]])
-		if len(body) <= compactMinPageSize || strings.Contains(body, "\nSummary of "+url+":\n") {
-			// Short, or already a summary (summarize=true, -s).
+		if len(body) <= compactMinPageSize {
 			b.WriteString(body)
 			continue
 		}

@@ -154,9 +154,38 @@ func TestAutoName(t *testing.T) {
 	ctx := context.Background()
 	st := openStore(t)
 	st.CreateSession(ctx, &store.Session{Name: "x"})
-	st.CreateSession(ctx, &store.Session{Name: "x-2"})
-	if n, err := UniqueName(ctx, st, "x"); err != nil || n != "x-3" {
+	st.CreateSession(ctx, &store.Session{Name: "x_2"})
+	if n, err := UniqueName(ctx, st, "x"); err != nil || n != "x_3" {
 		t.Errorf("unique: %q %v", n, err)
+	}
+}
+
+// Session names are unique; a taken name gets _2, _3… (§1.7), on create
+// and on rename.
+func TestCreateRenameUnique(t *testing.T) {
+	ctx := context.Background()
+	st := openStore(t)
+	var got []string
+	for range 3 {
+		s := &store.Session{Name: "trip"}
+		if err := CreateUnique(ctx, st, s); err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, s.Name)
+	}
+	if strings.Join(got, " ") != "trip trip_2 trip_3" {
+		t.Errorf("created %v", got)
+	}
+	s := &store.Session{}
+	if err := CreateUnique(ctx, st, s); err != nil || s.Name != "" {
+		t.Errorf("unnamed: %q %v", s.Name, err)
+	}
+	name, err := RenameUnique(ctx, st, s.ID, "trip")
+	if err != nil || name != "trip_4" {
+		t.Errorf("rename: %q %v", name, err)
+	}
+	if _, err := RenameUnique(ctx, st, 99, "fresh"); err == nil {
+		t.Error("renaming a missing session should fail")
 	}
 }
 

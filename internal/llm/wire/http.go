@@ -29,8 +29,9 @@ type Endpoint struct {
 	// Headers are sent with every request (auth headers included); auth
 	// header values never reach the trace.
 	Headers map[string]string
-	// Secret is the API key; any occurrence is redacted from traces and
-	// error messages.
+	// Secret is the API key; it is redacted where it is sent, and any
+	// occurrence of a key of 8 characters or more is redacted from traces
+	// and error messages.
 	Secret    string
 	UserAgent string
 	// Timeout bounds the wait for the response to start (headers and first
@@ -54,10 +55,7 @@ func (e *Endpoint) Errorf(kind llm.Kind, streamed bool, format string, args ...a
 }
 
 func (e *Endpoint) redact(s string) string {
-	if e.Secret != "" {
-		s = strings.ReplaceAll(s, e.Secret, "[redacted]")
-	}
-	return s
+	return string(redactAll([]byte(s), e.Secret))
 }
 
 // Stream is an open response. Read events with Next (an event stream) or

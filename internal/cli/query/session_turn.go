@@ -205,15 +205,10 @@ func (sx *sessionTurn) askIdle(ctx context.Context) error {
 	}
 	switch strings.ToLower(strings.TrimSpace(line)) {
 	case "n", "new":
-		ns := &store.Session{Defaults: store.SessionDefaults{PendingAutoName: true}}
-		if err := sx.st.CreateSession(ctx, ns); err != nil {
+		if err := sx.createPending(ctx); err != nil {
 			return err
 		}
-		if err := sx.binding.Set(ns.ID); err != nil {
-			return err
-		}
-		sx.sess = ns
-		sx.notice(fmt.Sprintf("Started session %d; this shell now continues it.", ns.ID))
+		sx.notice(fmt.Sprintf("Started session %d; this shell now continues it.", sx.sess.ID))
 	case "o", "one-off", "oneoff":
 		sx.sess, sx.oneOff = nil, true
 		sx.notice("Asking one-off; this shell stays bound to session " + sess.Label(s) + ".")

@@ -15,8 +15,8 @@ func TestExtrasValidated(t *testing.T) {
 		"[general]\nterminal_context_lines = -2\n":                    "general.terminal_context_lines",
 		"[research]\nmin_relevance = 5\n":                             "research.min_relevance",
 		"[research]\nmin_relevance = -0.1\n":                          "research.min_relevance",
-		"[summarizer]\nlazy_threshold_chars = 0\n":                   "summarizer.lazy_threshold_chars",
-		"[general]\nanswer_summary_max_chars = -1\n":                 "general.answer_summary_max_chars",
+		"[summarizer]\nlazy_threshold_chars = 0\n":                    "summarizer.lazy_threshold_chars",
+		"[general]\nanswer_summary_max_chars = -1\n":                  "general.answer_summary_max_chars",
 	}
 	for body, key := range cases {
 		dir, getenv := home(t, map[string]string{"config.toml": body})

@@ -147,3 +147,21 @@ func TestHTTPSToPlainServer(t *testing.T) {
 		t.Errorf("err = %v", err)
 	}
 }
+
+// Errors hide a short key only where it stands as a word.
+func TestRedactShortKeyInErrors(t *testing.T) {
+	ep := &Endpoint{Secret: "bad-key"}
+	for in, want := range map[string]string{
+		"invalid key bad-key":         "invalid key [redacted]",
+		"key 'bad-key', not bad-keys": "key '[redacted]', not bad-keys",
+		"the bad-key-2 is fine":       "the bad-key-2 is fine",
+	} {
+		if got := ep.redact(in); got != want {
+			t.Errorf("%q: %q, want %q", in, got, want)
+		}
+	}
+	ep.Secret = "x"
+	if got := ep.redact("index x"); got != "index [redacted]" {
+		t.Errorf("x: %q", got)
+	}
+}

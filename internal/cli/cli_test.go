@@ -230,7 +230,7 @@ func TestUnknownDefaultAliasExits3(t *testing.T) {
 
 func TestNoQuestionIsUsageError(t *testing.T) {
 	f, _, _, errOut := testFactory(t, nil)
-	if code := Run([]string{"-L"}, f); code != cmdutil.ExitUsage {
+	if code := Run([]string{"-cc"}, f); code != cmdutil.ExitUsage {
 		t.Fatalf("exit %d, want 2\n%s", code, errOut)
 	}
 }

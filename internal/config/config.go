@@ -82,6 +82,10 @@ type General struct {
 	CompactBanner                    bool   `toml:"compact_banner"`
 	// TerminalContextLines is -tl's line count when given without N.
 	TerminalContextLines int `toml:"terminal_context_lines"`
+	// QuerySummaryMaxChars and AnswerSummaryMaxChars cap the summaries
+	// -c -s sends for long history turns.
+	QuerySummaryMaxChars  int `toml:"query_summary_max_chars"`
+	AnswerSummaryMaxChars int `toml:"answer_summary_max_chars"`
 	// ArchiveDir is where -o without a path writes HTML reports; empty
 	// means <data dir>/archive.
 	ArchiveDir    string `toml:"archive_dir"`
@@ -147,6 +151,8 @@ type Limits struct {
 
 // Summarizer holds the [summarizer] table.
 type Summarizer struct {
+	// LazyThresholdChars is the length above which -c -s summarizes a
+	// history question or answer.
 	LazyThresholdChars        int `toml:"lazy_threshold_chars"`
 	HierarchicalTriggerChars  int `toml:"hierarchical_trigger_chars"`
 	HierarchicalMaxInputChars int `toml:"hierarchical_max_input_chars"`

@@ -24,7 +24,10 @@ func Defaults() *Config {
 			DuckDuckGoURL:        "https://html.duckduckgo.com/html/",
 			DBPathEnvVar:         "ASKY_DB_PATH",
 			TerminalContextLines: 10,
-			MarkdownStyle:        "auto",
+			// The original's caps for -c -s summaries.
+			QuerySummaryMaxChars:  100,
+			AnswerSummaryMaxChars: 2000,
+			MarkdownStyle:         "auto",
 		},
 		Email:  defaultEmail(),
 		XMPP:   xmppDefaults(),

@@ -98,6 +98,13 @@ func (c *Config) validateExtras() error {
 		k := "research.min_relevance"
 		return &ValueError{File: c.origins[k], Key: k, Message: fmt.Sprintf("must be between 0 and 1, got %g", v)}
 	}
+	for k, v := range map[string]int{"general.query_summary_max_chars": c.General.QuerySummaryMaxChars,
+		"general.answer_summary_max_chars": c.General.AnswerSummaryMaxChars,
+		"summarizer.lazy_threshold_chars":  c.Summarizer.LazyThresholdChars} {
+		if v <= 0 {
+			return &ValueError{File: c.origins[k], Key: k, Message: fmt.Sprintf("must be a positive number of characters, got %d", v)}
+		}
+	}
 	if c.General.TerminalContextLines < 0 {
 		k := "general.terminal_context_lines"
 		return &ValueError{File: c.origins[k], Key: k, Message: fmt.Sprintf("must not be negative, got %d", c.General.TerminalContextLines)}

@@ -15,6 +15,8 @@ func TestExtrasValidated(t *testing.T) {
 		"[general]\nterminal_context_lines = -2\n":                    "general.terminal_context_lines",
 		"[research]\nmin_relevance = 5\n":                             "research.min_relevance",
 		"[research]\nmin_relevance = -0.1\n":                          "research.min_relevance",
+		"[summarizer]\nlazy_threshold_chars = 0\n":                    "summarizer.lazy_threshold_chars",
+		"[general]\nanswer_summary_max_chars = -1\n":                  "general.answer_summary_max_chars",
 	}
 	for body, key := range cases {
 		dir, getenv := home(t, map[string]string{"config.toml": body})
@@ -35,5 +37,11 @@ func TestExtrasValidated(t *testing.T) {
 	}
 	if cfg.General.TerminalContextLines != 10 || cfg.Email.SMTPPort != 587 || !cfg.Email.SMTPUseTLS {
 		t.Errorf("defaults: %+v %+v", cfg.General.TerminalContextLines, cfg.Email)
+	}
+	// The -c -s summary keys are read, not warned about as inert.
+	_, getenv = home(t, map[string]string{"config.toml": "[general]\nquery_summary_max_chars = 80\nanswer_summary_max_chars = 900\n[summarizer]\nlazy_threshold_chars = 500\n"})
+	cfg, err = Load(getenv)
+	if err != nil || len(cfg.Diagnostics) > 0 || cfg.General.QuerySummaryMaxChars != 80 || cfg.General.AnswerSummaryMaxChars != 900 || cfg.Summarizer.LazyThresholdChars != 500 {
+		t.Fatalf("summary keys: %v %v %+v", err, cfg.Diagnostics, cfg.Summarizer)
 	}
 }

@@ -21,9 +21,6 @@ var inertKeys = []struct {
 	{"research.max_links_per_url", func(c, d *Config, _ toml.Key) bool { return c.Research.MaxLinksPerURL != d.Research.MaxLinksPerURL }},
 	{"research.max_relevant_links", func(c, d *Config, _ toml.Key) bool { return c.Research.MaxRelevantLinks != d.Research.MaxRelevantLinks }},
 	{"research.memory_max_results", func(c, d *Config, _ toml.Key) bool { return c.Research.MemoryMaxResults != d.Research.MemoryMaxResults }},
-	{"summarizer.lazy_threshold_chars", func(c, d *Config, _ toml.Key) bool {
-		return c.Summarizer.LazyThresholdChars != d.Summarizer.LazyThresholdChars
-	}},
 }
 
 // originalKeys are the original asky's keys with no field here (logging,
@@ -34,8 +31,6 @@ var originalKeys = map[string]any{
 	"general.truncate_messages_in_logs":                true,
 	"general.log_level":                                "INFO",
 	"general.log_file":                                 "~/.config/asky/logs/asky.log",
-	"general.query_summary_max_chars":                  int64(100),
-	"general.answer_summary_max_chars":                 int64(2000),
 	"general.continue_query_threshold":                 int64(160),
 	"general.default_image_model":                      "",
 	"general.live_screen_mode":                         false,

@@ -1,6 +1,7 @@
 package session
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"regexp"
@@ -118,13 +119,22 @@ func (e *HistorySelectorError) Hint() string {
 	return "use " + store.SelectorForms + "; see `asky history list`"
 }
 
-// lazyThreshold is the length above which a turn is summarized for -s.
-const lazyThreshold = 2000
+// SummaryLimits are what -c -s summarizes: a question or answer longer
+// than Threshold ([summarizer] lazy_threshold_chars) is replaced by a
+// summary of at most QueryMax / AnswerMax characters ([general]
+// query_summary_max_chars / answer_summary_max_chars). Zero means the
+// original's default (2000, 100, 2000).
+type SummaryLimits struct{ Threshold, QueryMax, AnswerMax int }
+
+func (l SummaryLimits) orDefaults() SummaryLimits {
+	return SummaryLimits{Threshold: cmp.Or(l.Threshold, 2000), QueryMax: cmp.Or(l.QueryMax, 100), AnswerMax: cmp.Or(l.AnswerMax, 2000)}
+}
 
 // ContinuationMessages loads the selected turns as context. With
 // summaries, long questions and answers are replaced by their cached
 // summaries, computed with sum and cached when missing.
-func ContinuationMessages(ctx context.Context, st ContextStore, ids []int64, summaries bool, sum Summarizer) ([]llm.Message, error) {
+func ContinuationMessages(ctx context.Context, st ContextStore, ids []int64, summaries bool, sum Summarizer, lim SummaryLimits) ([]llm.Message, error) {
+	lim = lim.orDefaults()
 	var msgs []llm.Message
 	for _, id := range ids {
 		t, err := st.GetTurn(ctx, id)
@@ -139,14 +149,14 @@ func ContinuationMessages(ctx context.Context, st ContextStore, ids []int64, sum
 				return nil, err
 			}
 			changed := false
-			if qs == "" && len(q) > lazyThreshold && sum != nil {
-				if qs, err = sum(ctx, q, 200); err != nil {
+			if qs == "" && len(q) > lim.Threshold && sum != nil {
+				if qs, err = sum(ctx, q, lim.QueryMax); err != nil {
 					return nil, fmt.Errorf("summarize history %d: %w", id, err)
 				}
 				changed = true
 			}
-			if as == "" && len(a) > lazyThreshold && sum != nil {
-				if as, err = sum(ctx, a, lazyThreshold); err != nil {
+			if as == "" && len(a) > lim.Threshold && sum != nil {
+				if as, err = sum(ctx, a, lim.AnswerMax); err != nil {
 					return nil, fmt.Errorf("summarize history %d: %w", id, err)
 				}
 				changed = true

@@ -67,10 +67,11 @@ type NameLookup interface {
 	SessionByName(ctx context.Context, name string) (*store.Session, error)
 }
 
-// UniqueName returns base, or base-2, base-3… when taken.
+// UniqueName returns base, or base_2, base_3… when taken (the original's
+// collision rule).
 func UniqueName(ctx context.Context, st NameLookup, base string) (string, error) {
 	name := base
-	for i := 2; i < 1000; i++ {
+	for i := 2; i < maxNameTries; i++ {
 		_, err := st.SessionByName(ctx, name)
 		if errors.Is(err, store.ErrNotFound) {
 			return name, nil
@@ -78,7 +79,57 @@ func UniqueName(ctx context.Context, st NameLookup, base string) (string, error)
 		if err != nil {
 			return "", err
 		}
-		name = fmt.Sprintf("%s-%d", base, i)
+		name = suffixed(base, i)
 	}
 	return "", fmt.Errorf("no free session name for %q", base)
+}
+
+// maxNameTries bounds the _N suffixes tried for one name.
+const maxNameTries = 1000
+
+func suffixed(base string, i int) string { return fmt.Sprintf("%s_%d", base, i) }
+
+// SessionCreator is what CreateUnique needs.
+type SessionCreator interface {
+	CreateSession(ctx context.Context, s *store.Session) error
+}
+
+// CreateUnique creates s under s.Name, or s.Name_2, s.Name_3… when the name
+// is taken, and leaves the name it got in s.Name. The store's unique index
+// decides, so two processes naming at once never collide.
+func CreateUnique(ctx context.Context, st SessionCreator, s *store.Session) error {
+	base := s.Name
+	for i := 2; ; i++ {
+		err := st.CreateSession(ctx, s)
+		var taken *store.NameTakenError
+		if base == "" || i >= maxNameTries || !errors.As(err, &taken) {
+			if err != nil {
+				s.Name = base
+			}
+			return err
+		}
+		s.Name = suffixed(base, i)
+	}
+}
+
+// SessionRenamer is what RenameUnique needs.
+type SessionRenamer interface {
+	RenameSession(ctx context.Context, id int64, name string) error
+}
+
+// RenameUnique renames session id to name, or name_2, name_3… when taken,
+// and returns the name it got.
+func RenameUnique(ctx context.Context, st SessionRenamer, id int64, name string) (string, error) {
+	got := name
+	for i := 2; ; i++ {
+		err := st.RenameSession(ctx, id, got)
+		var taken *store.NameTakenError
+		if err == nil {
+			return got, nil
+		}
+		if i >= maxNameTries || !errors.As(err, &taken) {
+			return "", err
+		}
+		got = suffixed(name, i)
+	}
 }

@@ -154,9 +154,38 @@ func TestAutoName(t *testing.T) {
 	ctx := context.Background()
 	st := openStore(t)
 	st.CreateSession(ctx, &store.Session{Name: "x"})
-	st.CreateSession(ctx, &store.Session{Name: "x-2"})
-	if n, err := UniqueName(ctx, st, "x"); err != nil || n != "x-3" {
+	st.CreateSession(ctx, &store.Session{Name: "x_2"})
+	if n, err := UniqueName(ctx, st, "x"); err != nil || n != "x_3" {
 		t.Errorf("unique: %q %v", n, err)
+	}
+}
+
+// Session names are unique; a taken name gets _2, _3… (§1.7), on create
+// and on rename.
+func TestCreateRenameUnique(t *testing.T) {
+	ctx := context.Background()
+	st := openStore(t)
+	var got []string
+	for range 3 {
+		s := &store.Session{Name: "trip"}
+		if err := CreateUnique(ctx, st, s); err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, s.Name)
+	}
+	if strings.Join(got, " ") != "trip trip_2 trip_3" {
+		t.Errorf("created %v", got)
+	}
+	s := &store.Session{}
+	if err := CreateUnique(ctx, st, s); err != nil || s.Name != "" {
+		t.Errorf("unnamed: %q %v", s.Name, err)
+	}
+	name, err := RenameUnique(ctx, st, s.ID, "trip")
+	if err != nil || name != "trip_4" {
+		t.Errorf("rename: %q %v", name, err)
+	}
+	if _, err := RenameUnique(ctx, st, 99, "fresh"); err == nil {
+		t.Error("renaming a missing session should fail")
 	}
 }
 
@@ -285,7 +314,7 @@ func TestContinuationSummaries(t *testing.T) {
 	st.SaveTurn(ctx, &store.Turn{Query: "short q", Answer: long})
 	st.SaveTurn(ctx, &store.Turn{Query: "q2", Answer: "a2"})
 	fc := &fakeClient{reply: "the gist"}
-	msgs, err := ContinuationMessages(ctx, st, []int64{1, 2}, true, LLMSummarizer(fc, "m"))
+	msgs, err := ContinuationMessages(ctx, st, []int64{1, 2}, true, LLMSummarizer(fc, "m"), SummaryLimits{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -293,12 +322,33 @@ func TestContinuationSummaries(t *testing.T) {
 		t.Fatalf("msgs %+v", msgs)
 	}
 	// Cached: a second load makes no model call.
-	if _, err := ContinuationMessages(ctx, st, []int64{1}, true, LLMSummarizer(fc, "m")); err != nil || len(fc.reqs) != 1 {
+	if _, err := ContinuationMessages(ctx, st, []int64{1}, true, LLMSummarizer(fc, "m"), SummaryLimits{}); err != nil || len(fc.reqs) != 1 {
 		t.Errorf("summary not cached: %d calls %v", len(fc.reqs), err)
 	}
-	full, _ := ContinuationMessages(ctx, st, []int64{1}, false, nil)
+	full, _ := ContinuationMessages(ctx, st, []int64{1}, false, nil, SummaryLimits{})
 	if full[1].Content != long {
 		t.Errorf("without -s the full answer is used")
+	}
+}
+
+// The configured threshold and caps are used: a 300-character turn is
+// summarized past a 100-character threshold, each part to its own cap.
+func TestContinuationSummaryLimits(t *testing.T) {
+	ctx := context.Background()
+	st := openStore(t)
+	st.SaveTurn(ctx, &store.Turn{Query: strings.Repeat("q", 300), Answer: strings.Repeat("a", 300)})
+	st.SaveTurn(ctx, &store.Turn{Query: "short", Answer: strings.Repeat("b", 90)})
+	var caps []int
+	sum := func(_ context.Context, text string, maxChars int) (string, error) {
+		caps = append(caps, maxChars)
+		return text[:1], nil
+	}
+	msgs, err := ContinuationMessages(ctx, st, []int64{1, 2}, true, sum, SummaryLimits{Threshold: 100, QueryMax: 40, AnswerMax: 70})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(caps) != "[40 70]" || msgs[0].Content != "q" || msgs[1].Content != "a" || msgs[3].Content != strings.Repeat("b", 90) {
+		t.Fatalf("caps %v msgs %+v", caps, msgs)
 	}
 }
 

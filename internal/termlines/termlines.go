@@ -82,7 +82,24 @@ func lastLines(s string, n int) string {
 // prepended it to the query, which then showed in history and hid a
 // leading "remember globally:" from the memory trigger.
 func Block(lines string, n int) string {
-	return fmt.Sprintf("Terminal Context (Last %d lines):\n```\n%s\n```", n, lines)
+	return fmt.Sprintf(BlockHeader+"%d lines):\n```\n%s\n```", n, lines)
+}
+
+// BlockHeader starts every Block, so a stored turn's input can tell
+// terminal lines from piped stdin.
+const BlockHeader = "Terminal Context (Last "
+
+// Sources reports what a turn's stored input holds: piped stdin, terminal
+// lines, or both (stdin comes first, the terminal block last).
+func Sources(input string) (piped, terminal bool) {
+	if input == "" {
+		return false, false
+	}
+	if strings.HasPrefix(input, BlockHeader) {
+		return false, true
+	}
+	i := strings.LastIndex(input, "\n\n"+BlockHeader)
+	return true, i >= 0 && strings.HasSuffix(input, "```")
 }
 
 func runProgram(ctx context.Context, name string, args ...string) ([]byte, error) {

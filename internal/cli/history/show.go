@@ -14,6 +14,7 @@ import (
 	"github.com/askygo/asky/internal/iostreams"
 	"github.com/askygo/asky/internal/render"
 	"github.com/askygo/asky/internal/store"
+	"github.com/askygo/asky/internal/termlines"
 )
 
 // ShowOptions are the flags and dependencies of `history show`.
@@ -146,7 +147,7 @@ func showTTY(b *strings.Builder, opts *ShowOptions, t *store.Turn, sep bool) {
 		b.WriteString(sty.bold("> "+l) + "\n")
 	}
 	if t.Input != "" {
-		b.WriteString(sty.dim(fmt.Sprintf("  (sent with %.1f KB of piped input; --json shows it)", float64(len(t.Input))/1024)) + "\n")
+		b.WriteString(sty.dim(fmt.Sprintf("  (sent with %.1f KB of %s; --json shows it)", float64(len(t.Input))/1024, inputKind(t.Input))) + "\n")
 	}
 	if t.Status == store.StatusError && t.Error != "" {
 		b.WriteString(sty.red("error: "+sanitize(oneLine(t.Error))) + "\n")
@@ -296,4 +297,16 @@ func rawOrString(s string) json.RawMessage {
 	}
 	b, _ := json.Marshal(s)
 	return b
+}
+
+// inputKind names what was sent beside the question: piped input,
+// terminal lines (-tl) or both.
+func inputKind(input string) string {
+	switch piped, term := termlines.Sources(input); {
+	case piped && term:
+		return "piped input and terminal lines"
+	case term:
+		return "terminal lines"
+	}
+	return "piped input"
 }

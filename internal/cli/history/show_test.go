@@ -13,6 +13,7 @@ import (
 	"github.com/askygo/asky/internal/cli/cmdutil"
 	"github.com/askygo/asky/internal/iostreams"
 	"github.com/askygo/asky/internal/store"
+	"github.com/askygo/asky/internal/termlines"
 )
 
 func TestNewCmdShow(t *testing.T) {
@@ -170,4 +171,20 @@ func compact(raw []byte) string {
 		return string(raw)
 	}
 	return b.String()
+}
+
+// Input sent beside the question is labelled by what it was: piped stdin,
+// -tl terminal lines, or both.
+func TestShowRunInputKind(t *testing.T) {
+	st := openStore(t)
+	term := termlines.Block("$ make\nerror: disk full", 2)
+	save(t, st, 3*time.Minute, store.Turn{Query: "why?", Answer: "a", Input: term})
+	save(t, st, 2*time.Minute, store.Turn{Query: "why?", Answer: "a", Input: "Input from stdin:\n```\nlog\n```\n\n" + term})
+	save(t, st, time.Minute, store.Turn{Query: "why?", Answer: "a", Input: "Input from stdin:\n```\nlog\n```"})
+	for sel, want := range map[string]string{"1": "KB of terminal lines;", "2": "KB of piped input and terminal lines;", "3": "KB of piped input;"} {
+		out, _, err := runShow(t, st, true, false, sel)
+		if err != nil || !strings.Contains(out, want) {
+			t.Errorf("%s: want %q in\n%s (%v)", sel, want, out, err)
+		}
+	}
 }

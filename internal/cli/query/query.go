@@ -180,7 +180,7 @@ func NewCmdQuery(f *cmdutil.Factory, runF func(context.Context, *Options) error)
 	fl.BoolVar(&opts.ListTools, "list-tools", false, "list the tools the model can use and exit")
 	fl.BoolVar(&opts.ToolsReset, "tools-reset", false, "forget the session's tools-off list")
 	fl.BoolVar(&opts.JSON, "json", false, "print the result as JSON (answer, sources, tool calls, usage, truncated)")
-	fl.StringVarP(&opts.Continue, "continue-chat", "c", "", "continue from history `selector` (no value: the last turn)")
+	fl.StringVarP(&opts.Continue, "continue-chat", "c", "", "continue from history `selector` (no value: the last turn); without a session it becomes one")
 	fl.Lookup("continue-chat").NoOptDefVal = "~1"
 	fl.BoolVarP(&opts.Summarize, "summarize", "s", false, "summarize fetched pages and use summaries for -c context")
 	fl.StringVarP(&opts.Research, "research", "r", "", "research mode over `pointer`: files, dirs, comma list, or web")

@@ -70,6 +70,12 @@ func run(ctx context.Context, opts *Options) error {
 	case input != "":
 		input = "Input from stdin:\n```\n" + strings.TrimRight(input, "\n") + "\n```"
 	}
+	if err := sx.nameFromQuestion(ctx, question); err != nil {
+		return err
+	}
+	if err := sx.continueAsSession(ctx); err != nil {
+		return err
+	}
 	if opts.TerminalLines != "" {
 		term, err := terminalContext(ctx, opts, cfg)
 		if err != nil {

@@ -32,6 +32,9 @@ type sessionTurn struct {
 	sess *store.Session
 	// contIDs are history turns loaded as context by -c.
 	contIDs []int64
+	// oneOff is set when the user chose a one-off question at the idle
+	// prompt: -c then stays one-off too.
+	oneOff bool
 	// afterAnswer runs the core's post-answer work (elephant mode) once
 	// the answer is printed.
 	afterAnswer func(context.Context)
@@ -107,14 +110,14 @@ func beginSession(ctx context.Context, opts *Options, cfg *config.Config) (*sess
 // ("Created session …" / "Started session …").
 func (sx *sessionTurn) createBound(ctx context.Context, name, verb string) error {
 	s := &store.Session{Name: name}
-	if err := sx.st.CreateSession(ctx, s); err != nil {
+	if err := sess.CreateUnique(ctx, sx.st, s); err != nil {
 		return err
 	}
 	if err := sx.binding.Set(s.ID); err != nil {
 		return err
 	}
 	sx.sess = s
-	sx.notice(fmt.Sprintf("%s session %s; this shell now continues it.", verb, sess.Label(s)))
+	sx.notice(fmt.Sprintf("%s session %s%s; this shell now continues it.", verb, sess.Label(s), clisession.TakenNote(name, s)))
 	return nil
 }
 
@@ -145,12 +148,8 @@ func (sx *sessionTurn) chooseSession(ctx context.Context) error {
 			return cmdutil.UsageError(`put the question after --session: asky --session "plan a trip to Lisbon"`, "--session needs a question")
 		}
 		// Named from the question at once (no model call), so the answer is
-		// not delayed.
-		name, err := sess.UniqueName(ctx, sx.st, sess.AutoName(question))
-		if err != nil {
-			return err
-		}
-		return sx.createBound(ctx, name, "Started")
+		// not delayed; a taken name gets _2, _3….
+		return sx.createBound(ctx, sess.AutoName(question), "Started")
 	}
 	s, notices, err := sess.Current(ctx, sx.binding, sx.st)
 	for _, n := range notices {
@@ -164,9 +163,15 @@ func (sx *sessionTurn) chooseSession(ctx context.Context) error {
 		return nil
 	}
 	if question != "" && sx.idle() {
-		return sx.askIdle(ctx)
+		if err := sx.askIdle(ctx); err != nil {
+			return err
+		}
+		return sx.nameFromQuestion(ctx, question)
 	}
 	if question != "" {
+		if err := sx.nameFromQuestion(ctx, question); err != nil {
+			return err
+		}
 		sx.notice(fmt.Sprintf("Resuming session %s", sess.Label(s)))
 	}
 	return nil
@@ -181,11 +186,7 @@ func (sx *sessionTurn) idle() bool {
 	if mins <= 0 || sx.sess.LastUsedAt.IsZero() {
 		return false
 	}
-	now := time.Now
-	if sx.opts.Now != nil {
-		now = sx.opts.Now
-	}
-	return now().Sub(sx.sess.LastUsedAt) > time.Duration(mins)*time.Minute
+	return sx.now().Sub(sx.sess.LastUsedAt) > time.Duration(mins)*time.Minute
 }
 
 // askIdle asks, on a terminal only, whether to continue an idle session,
@@ -204,17 +205,12 @@ func (sx *sessionTurn) askIdle(ctx context.Context) error {
 	}
 	switch strings.ToLower(strings.TrimSpace(line)) {
 	case "n", "new":
-		ns := &store.Session{Defaults: store.SessionDefaults{PendingAutoName: true}}
-		if err := sx.st.CreateSession(ctx, ns); err != nil {
+		if err := sx.createPending(ctx); err != nil {
 			return err
 		}
-		if err := sx.binding.Set(ns.ID); err != nil {
-			return err
-		}
-		sx.sess = ns
-		sx.notice(fmt.Sprintf("Started session %d; this shell now continues it.", ns.ID))
+		sx.notice(fmt.Sprintf("Started session %d; this shell now continues it.", sx.sess.ID))
 	case "o", "one-off", "oneoff":
-		sx.sess = nil
+		sx.sess, sx.oneOff = nil, true
 		sx.notice("Asking one-off; this shell stays bound to session " + sess.Label(s) + ".")
 	default:
 		sx.notice(fmt.Sprintf("Resuming session %s", sess.Label(s)))
@@ -355,16 +351,26 @@ func (sx *sessionTurn) defaultsOnly(ctx context.Context) error {
 	if sx.sess == nil && sx.opts.ToolsReset {
 		return cmdutil.UsageError("--tools reset clears a session's tools-off list; this shell has no session (see asky session list)", "no session to reset")
 	}
-	if sx.sess == nil {
-		// Unlike the original, a stray `asky -L` does not silently start a
-		// session: flags alone only mean something for a session.
-		return cmdutil.UsageError("ask something (asky -L \"your question\"), or keep these flags for this shell's conversation: asky session create NAME, then asky "+strings.Join(flagWords(sx.opts), " "),
-			"no question given")
+	created := sx.sess == nil
+	if created {
+		// As the original: flags alone start a session for this shell,
+		// named from its first real question.
+		if err := sx.createPending(ctx); err != nil {
+			return err
+		}
 	}
 	if err := sx.persistDefaults(ctx); err != nil {
 		return err
 	}
-	sx.notice(fmt.Sprintf("Session %s updated with query defaults: %s.", sess.Label(sx.sess), describeDefaults(sx.opts)))
+	msg := fmt.Sprintf("Session %d updated with query defaults: %s", sx.sess.ID, describeDefaults(sx.opts))
+	if created {
+		msg += "; this shell now continues it (named from its first question)."
+	} else if sx.sess.Name != "" {
+		msg += " (" + sx.sess.Name + ")."
+	} else {
+		msg += "."
+	}
+	sx.notice(msg)
 	return nil
 }
 
@@ -387,34 +393,4 @@ func describeDefaults(o *Options) string {
 	add(o.ElephantMode, "memory extraction")
 	add(o.TerminalLines != "", strings.TrimSpace("terminal lines "+strings.TrimSpace(o.TerminalLines)))
 	return strings.Join(parts, ", ")
-}
-
-// flagWords renders the session-persisted flags given, for hints.
-func flagWords(o *Options) []string {
-	var w []string
-	if o.Model != "" {
-		w = append(w, "-m", o.Model)
-	}
-	if o.Lean {
-		w = append(w, "-L")
-	}
-	if o.Turns > 0 {
-		w = append(w, "-t", fmt.Sprint(o.Turns))
-	}
-	if len(o.ToolOff) > 0 {
-		w = append(w, "-off", strings.Join(o.ToolOff, ","))
-	}
-	if o.Shortlist != "" {
-		w = append(w, "--shortlist", o.Shortlist)
-	}
-	if o.SystemPrompt != "" {
-		w = append(w, "-sp", "…")
-	}
-	if o.ResearchSet {
-		w = append(w, "-r")
-	}
-	if o.Summarize {
-		w = append(w, "-s")
-	}
-	return w
 }

@@ -147,11 +147,33 @@ func TestStickySessionsPerShell(t *testing.T) {
 func TestSessionDefaultsPersist(t *testing.T) {
 	e := newEnv(t, "")
 	ctx := context.Background()
-	// Flags alone without a session: the usual usage error, with a hint.
-	o, _, _ := e.shell(7)
+	// Flags alone without a session start one for this shell (§1.8):
+	// unnamed_<unix time> until its first question names it.
+	o, _, errOut := e.shell(7)
 	o.Lean = true
-	if _, done, err := beginSession(ctx, o, e.cfg); !done || err == nil || !strings.Contains(err.Error(), "no question") {
-		t.Fatalf("flags without a session: %v %v", done, err)
+	o.Now = func() time.Time { return time.Unix(1700000000, 0) }
+	sx, done, err := beginSession(ctx, o, e.cfg)
+	if !done || err != nil || sx.sess == nil || sx.sess.Name != "unnamed_1700000000" || !sx.sess.Defaults.PendingAutoName {
+		t.Fatalf("flags without a session: %v %v %+v", done, err, sx.sess)
+	}
+	if !strings.HasPrefix(errOut.String(), "Session 1 updated with query defaults: lean; this shell now continues it") {
+		t.Fatalf("stderr %q", errOut)
+	}
+	o, _, errOut = e.shell(7, "plan", "a", "lisbon", "weekend")
+	if sx, _, err = beginSession(ctx, o, e.cfg); err != nil || sx.sess == nil || sx.sess.ID != 1 {
+		t.Fatalf("first question: %v %+v", err, sx.sess)
+	}
+	if got, _ := e.st.GetSession(ctx, 1); got.Name != "plan-lisbon-weekend" || got.Defaults.PendingAutoName || !got.Defaults.Lean {
+		t.Fatalf("named from the first question: %+v", got)
+	}
+	if !strings.Contains(errOut.String(), "Resuming session 1 (plan-lisbon-weekend)") {
+		t.Fatalf("stderr %q", errOut)
+	}
+	// --tools reset has nothing to reset without a session.
+	o, _, _ = e.shell(8)
+	o.ToolsReset = true
+	if _, done, err := beginSession(ctx, o, e.cfg); !done || err == nil || !strings.Contains(err.Error(), "no session to reset") {
+		t.Fatalf("--tools reset without a session: %v %v", done, err)
 	}
 	// A placeholder session for this shell (as `asky -ss` or the idle
 	// prompt's "new" make).
@@ -159,9 +181,9 @@ func TestSessionDefaultsPersist(t *testing.T) {
 	e.st.CreateSession(ctx, ph)
 	bindShell(e, 7, ph.ID)
 	// Defaults-only invocation: updates the session and says so.
-	o, _, errOut := e.shell(7)
+	o, _, errOut = e.shell(7)
 	o.Turns, o.Lean, o.ToolOff = 3, true, []string{"web_search"}
-	sx, done, err := beginSession(ctx, o, e.cfg)
+	sx, done, err = beginSession(ctx, o, e.cfg)
 	if err != nil || !done || sx.sess == nil {
 		t.Fatalf("defaults-only: %v %v", done, err)
 	}
@@ -187,12 +209,13 @@ func TestSessionDefaultsPersist(t *testing.T) {
 	if s.MaxTurns != 9 || !s.Defaults.Lean {
 		t.Fatalf("stored %+v", s)
 	}
-	// The placeholder session is named from its first question.
+	// The placeholder session was named from its first question ("what
+	// now") and keeps that name.
 	fake := &fakeLLM{reply: "ok"}
 	o, _, _ = e.shell(7, "Plan", "a", "Lisbon", "weekend")
 	e.ask(o, fake, 100000)
 	s, _ = e.st.GetSession(ctx, sx.sess.ID)
-	if s.Name != "plan-lisbon-weekend" || s.Defaults.PendingAutoName {
+	if s.Name != "now" || s.Defaults.PendingAutoName {
 		t.Fatalf("auto name: %+v", s)
 	}
 }

@@ -73,12 +73,12 @@ func createRun(ctx context.Context, opts *CreateOptions) error {
 		return err
 	}
 	s := &store.Session{Name: opts.Name}
-	if err := st.CreateSession(ctx, s); err != nil {
+	if err := sess.CreateUnique(ctx, st, s); err != nil {
 		return err
 	}
 	if err := opts.Binding().Set(s.ID); err != nil {
 		return err
 	}
-	fmt.Fprintf(opts.IO.ErrOut, "Created session %s; this shell now continues it (`asky session end` to stop).\n", sess.Label(s))
+	fmt.Fprintf(opts.IO.ErrOut, "Created session %s%s; this shell now continues it (`asky session end` to stop).\n", sess.Label(s), TakenNote(opts.Name, s))
 	return nil
 }

@@ -105,12 +105,8 @@ func FromMessage(ctx context.Context, st *store.Store, ref string) (s *store.Ses
 		s, err := st.GetSession(ctx, t.SessionID)
 		return s, 0, err
 	}
-	name, err := sess.UniqueName(ctx, st, sess.AutoName(t.Query))
-	if err != nil {
-		return nil, 0, err
-	}
-	s = &store.Session{Name: name, Model: t.Model}
-	if err := st.CreateSession(ctx, s); err != nil {
+	s = &store.Session{Name: sess.AutoName(t.Query), Model: t.Model}
+	if err := sess.CreateUnique(ctx, st, s); err != nil {
 		return nil, 0, err
 	}
 	if err := st.MoveTurnToSession(ctx, id, s.ID); err != nil {

@@ -101,7 +101,8 @@ func TestSessionVerbErrors(t *testing.T) {
 	}{
 		{`"$ASKY" session use paris`, 2, "ambiguous: matches 2 (paris-food), 1 (paris-trip)"},
 		{`"$ASKY" session use nothing`, 1, "hint: see `asky session list`"},
-		{`"$ASKY" session create paris-trip`, 1, "already exists"},
+		// A taken name gets _2 (§1.7), and says so.
+		{`"$ASKY" session create paris-trip`, 0, `Created session 3 (paris-trip_2), as "paris-trip" is taken`},
 		{`"$ASKY" session create 42`, 2, "would read as an id"},
 		{`"$ASKY" session delete --all`, 2, "--yes"},
 		// Control characters are refused where a name comes in, not only

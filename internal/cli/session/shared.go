@@ -57,6 +57,15 @@ func (d deps) current(ctx context.Context, st *store.Store) (*store.Session, err
 	return s, err
 }
 
+// TakenNote says why a new session got another name than asked
+// (", as \"trip\" is taken"), or nothing when it got the name asked.
+func TakenNote(asked string, s *store.Session) string {
+	if asked == "" || s.Name == asked {
+		return ""
+	}
+	return fmt.Sprintf(", as %q is taken", asked)
+}
+
 // sessionJSON is the --json shape of a session.
 type sessionJSON struct {
 	ID               int64     `json:"id"`

@@ -29,8 +29,9 @@ type Endpoint struct {
 	// Headers are sent with every request (auth headers included); auth
 	// header values never reach the trace.
 	Headers map[string]string
-	// Secret is the API key; any occurrence is redacted from traces and
-	// error messages.
+	// Secret is the API key; it is redacted where it is sent, and any
+	// occurrence of a key of 8 characters or more is redacted from traces
+	// and error messages.
 	Secret    string
 	UserAgent string
 	// Timeout bounds the wait for the response to start (headers and first
@@ -53,11 +54,37 @@ func (e *Endpoint) Errorf(kind llm.Kind, streamed bool, format string, args ...a
 	return &llm.Error{Kind: kind, Provider: e.redact(e.Provider()), API: e.Name, Streamed: streamed, Message: e.redact(fmt.Sprintf(format, args...))}
 }
 
+// redact hides the key in an error message: every occurrence of a long
+// key, and a short one where it stands as a whole word ("invalid key
+// bad-key"), so a placeholder like "x" leaves other words alone.
 func (e *Endpoint) redact(s string) string {
-	if e.Secret != "" {
-		s = strings.ReplaceAll(s, e.Secret, "[redacted]")
+	if len(e.Secret) >= minSecretLen || e.Secret == "" {
+		return string(redactAll([]byte(s), e.Secret))
 	}
-	return s
+	var b strings.Builder
+	for {
+		i := strings.Index(s, e.Secret)
+		if i < 0 {
+			b.WriteString(s)
+			return b.String()
+		}
+		j := i + len(e.Secret)
+		if !isWordByte(s, i-1) && !isWordByte(s, j) {
+			b.WriteString(s[:i] + "[redacted]")
+		} else {
+			b.WriteString(s[:j])
+		}
+		s = s[j:]
+	}
+}
+
+// isWordByte reports whether s[i] exists and could continue a key.
+func isWordByte(s string, i int) bool {
+	if i < 0 || i >= len(s) {
+		return false
+	}
+	c := s[i]
+	return c == '-' || c == '_' || c == '.' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
 }
 
 // Stream is an open response. Read events with Next (an event stream) or

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"sort"
 	"strings"
 	"sync"
@@ -18,6 +19,52 @@ func isSecretHeader(k string) bool {
 		return true
 	}
 	return false
+}
+
+// minSecretLen is the shortest key redacted wherever it appears. A shorter
+// one ("x", "ollama", "lm-studio": placeholders local servers ignore) is
+// no secret, and replacing every occurrence of it would mangle the whole
+// trace ("inde[redacted]"); it is still redacted where it is sent.
+const minSecretLen = 8
+
+// redactAll replaces every occurrence of a secret long enough to be one.
+func redactAll(b []byte, secret string) []byte {
+	if len(secret) < minSecretLen {
+		return b
+	}
+	return bytes.ReplaceAll(b, []byte(secret), []byte("[redacted]"))
+}
+
+// isSecretParam reports query parameters that carry a key by name.
+func isSecretParam(k string) bool {
+	switch strings.ToLower(strings.ReplaceAll(k, "-", "_")) {
+	case "key", "api_key", "apikey", "access_token", "token", "auth", "password":
+		return true
+	}
+	return false
+}
+
+// redactURL hides query parameters that carry the key: by name, or by a
+// value equal to the key whatever its length.
+func redactURL(u *url.URL, secret string) string {
+	if u.RawQuery == "" {
+		return u.String()
+	}
+	q := u.Query()
+	changed := false
+	for k, vs := range q {
+		for i, v := range vs {
+			if isSecretParam(k) || (secret != "" && v == secret) {
+				vs[i], changed = "[redacted]", true
+			}
+		}
+	}
+	if !changed {
+		return u.String()
+	}
+	c := *u
+	c.RawQuery = strings.ReplaceAll(q.Encode(), url.QueryEscape("[redacted]"), "[redacted]")
+	return c.String()
 }
 
 // trace returns the redacting trace writer, creating it on first use.
@@ -40,7 +87,7 @@ func (e *Endpoint) traceRequest(req *http.Request, body []byte) {
 		return
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "-> %s %s\n", req.Method, req.URL)
+	fmt.Fprintf(&b, "-> %s %s\n", req.Method, redactURL(req.URL, e.Secret))
 	keys := make([]string, 0, len(req.Header))
 	for k := range req.Header {
 		keys = append(keys, k)
@@ -63,7 +110,8 @@ func (e *Endpoint) traceRequest(req *http.Request, body []byte) {
 	e.trace().Flush()
 }
 
-// redactWriter removes every occurrence of the secret. It works line by
+// redactWriter removes every occurrence of the secret (when it is long
+// enough to be one, see minSecretLen). It works line by
 // line so a key split across two network reads is still caught.
 type redactWriter struct {
 	mu     sync.Mutex
@@ -94,8 +142,5 @@ func (r *redactWriter) Flush() {
 }
 
 func (r *redactWriter) emit(b []byte) {
-	if r.secret != "" {
-		b = bytes.ReplaceAll(b, []byte(r.secret), []byte("[redacted]"))
-	}
-	_, _ = r.w.Write(b)
+	_, _ = r.w.Write(redactAll(b, r.secret))
 }

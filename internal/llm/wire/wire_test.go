@@ -110,6 +110,34 @@ func TestTraceRedactsKey(t *testing.T) {
 	}
 }
 
+// A short placeholder key ("x", "ollama") is redacted where it is sent,
+// not wherever its letters appear: the trace stays readable.
+func TestTraceShortKey(t *testing.T) {
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = w.Write([]byte(`{"index":0,"text":"x marks the spot"}`))
+	}))
+	defer hs.Close()
+	var trace bytes.Buffer
+	ep := &Endpoint{Name: "openai", BaseURL: hs.URL, Secret: "x", Trace: &trace,
+		Headers: map[string]string{"Authorization": "Bearer x"}}
+	s, err := ep.Post(context.Background(), "/chat/completions?key=x&api-version=2024&mode=x", map[string]any{"model": "index"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _ = s.ReadAll()
+	s.Close()
+	out := trace.String()
+	for _, want := range []string{"Authorization: [redacted]", `"model": "index"`, `"index":0,"text":"x marks the spot"`,
+		"api-version=2024", "key=[redacted]", "mode=[redacted]"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("trace lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "[redacted]marks") || strings.Contains(out, "inde[redacted]") {
+		t.Errorf("short key redacted as a substring:\n%s", out)
+	}
+}
+
 func TestHTTPSToPlainServer(t *testing.T) {
 	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
 	defer hs.Close()
@@ -117,5 +145,23 @@ func TestHTTPSToPlainServer(t *testing.T) {
 	_, err := ep.Post(context.Background(), "/chat/completions", map[string]any{})
 	if llm.KindOf(err) != llm.KindUnreachable || !strings.Contains(err.Error(), "plain HTTP") {
 		t.Errorf("err = %v", err)
+	}
+}
+
+// Errors hide a short key only where it stands as a word.
+func TestRedactShortKeyInErrors(t *testing.T) {
+	ep := &Endpoint{Secret: "bad-key"}
+	for in, want := range map[string]string{
+		"invalid key bad-key":         "invalid key [redacted]",
+		"key 'bad-key', not bad-keys": "key '[redacted]', not bad-keys",
+		"the bad-key-2 is fine":       "the bad-key-2 is fine",
+	} {
+		if got := ep.redact(in); got != want {
+			t.Errorf("%q: %q, want %q", in, got, want)
+		}
+	}
+	ep.Secret = "x"
+	if got := ep.redact("index x"); got != "index [redacted]" {
+		t.Errorf("x: %q", got)
 	}
 }

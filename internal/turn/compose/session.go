@@ -48,7 +48,9 @@ func (x *composer) prepare(ctx context.Context, st *store.Store, req *turn.Reque
 	summarize := x.sessionSummarizer(req)
 	var history []llm.Message
 	if ids := x.q.ContinueIDs; len(ids) > 0 {
-		msgs, err := sess.ContinuationMessages(ctx, st, ids, x.q.Summarize, summarize)
+		msgs, err := sess.ContinuationMessages(ctx, st, ids, x.q.Summarize, summarize, sess.SummaryLimits{
+			Threshold: x.cfg.Summarizer.LazyThresholdChars, QueryMax: x.cfg.General.QuerySummaryMaxChars,
+			AnswerMax: x.cfg.General.AnswerSummaryMaxChars})
 		if err != nil {
 			return err
 		}

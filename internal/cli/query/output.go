@@ -33,7 +33,7 @@ func newOutput(opts *Options) *output {
 	o.verbose = opts.Factory.Verbosity > 0
 	o.trace = o.verbose || io.IsStderrTTY()
 	if io.IsStderrTTY() && !opts.JSON {
-		o.status = render.NewStatus(io.ErrOut)
+		o.status = render.NewStatus(io.ErrOut, io.ColorEnabled())
 		o.status.Set("thinking")
 	}
 	if o.tty {

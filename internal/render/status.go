@@ -19,13 +19,16 @@ type Status struct {
 	stop    chan struct{}
 	done    chan struct{}
 	frame   int
+	// dim greys the line out; off under NO_COLOR, which asks for no
+	// ANSI styling.
+	dim bool
 }
 
 var spinFrames = []string{"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"}
 
-// NewStatus starts a spinner on w.
-func NewStatus(w io.Writer) *Status {
-	s := &Status{w: w, stop: make(chan struct{}), done: make(chan struct{})}
+// NewStatus starts a spinner on w, dimmed when color is on.
+func NewStatus(w io.Writer, color bool) *Status {
+	s := &Status{w: w, stop: make(chan struct{}), done: make(chan struct{}), dim: color}
 	go s.loop()
 	return s
 }
@@ -80,6 +83,16 @@ func (s *Status) clearLocked() {
 	}
 }
 
+// drawLocked writes the current frame over the line.
+func (s *Status) drawLocked() {
+	line := fmt.Sprintf("%s %s · %.1fs", spinFrames[s.frame], s.text, time.Since(s.started).Seconds())
+	if s.dim {
+		line = "\x1b[2m" + line + "\x1b[0m"
+	}
+	fmt.Fprint(s.w, "\r\x1b[K"+line)
+	s.shown = true
+}
+
 func (s *Status) loop() {
 	defer close(s.done)
 	t := time.NewTicker(100 * time.Millisecond)
@@ -92,8 +105,7 @@ func (s *Status) loop() {
 			s.mu.Lock()
 			if s.text != "" && time.Since(s.started) > 150*time.Millisecond {
 				s.frame = (s.frame + 1) % len(spinFrames)
-				fmt.Fprintf(s.w, "\r\x1b[K\x1b[2m%s %s · %.1fs\x1b[0m", spinFrames[s.frame], s.text, time.Since(s.started).Seconds())
-				s.shown = true
+				s.drawLocked()
 			}
 			s.mu.Unlock()
 		}

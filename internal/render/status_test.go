@@ -2,6 +2,7 @@ package render
 
 import (
 	"io"
+	"strings"
 	"testing"
 	"time"
 )
@@ -24,5 +25,20 @@ func TestStatusUpdateKeepsElapsed(t *testing.T) {
 	s.Update("reading 2/3 files") // after a pause the activity starts now
 	if s.started.Before(time.Now().Add(-time.Second)) || s.text != "reading 2/3 files" {
 		t.Fatalf("Update after Pause: %+v", s)
+	}
+}
+
+// The spinner line is dimmed only with color on: NO_COLOR gets no SGR.
+func TestStatusDimOnlyWithColor(t *testing.T) {
+	for _, color := range []bool{true, false} {
+		var b strings.Builder
+		s := &Status{w: &b, dim: color, text: "thinking", started: time.Now()}
+		s.drawLocked()
+		if got := strings.Contains(b.String(), "\x1b[2m"); got != color {
+			t.Errorf("color %v: dim SGR present %v in %q", color, got, b.String())
+		}
+		if !strings.Contains(b.String(), "thinking") {
+			t.Errorf("color %v: no text in %q", color, b.String())
+		}
 	}
 }

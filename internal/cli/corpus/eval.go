@@ -2,7 +2,9 @@ package corpus
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 
 	"github.com/MakeNowJust/heredoc"
@@ -79,7 +81,11 @@ func evalRun(ctx context.Context, opts *EvalOptions) error {
 	for _, name := range opts.Files {
 		f, err := os.Open(name)
 		if err != nil {
-			return cmdutil.Errorf("check the path", "open %s: %v", name, err)
+			var pe *fs.PathError
+			if errors.As(err, &pe) {
+				err = pe.Err // the path is named once, below
+			}
+			return cmdutil.Errorf("check the path", "cannot read %s: %v", name, err)
 		}
 		qs, err := research.ReadEvalQueries(f)
 		f.Close()

@@ -16,11 +16,12 @@ import (
 // the command tree it is part of).
 func NewCmdDaemon(f *cmdutil.Factory, commands daemon.CommandHandler) *cobra.Command {
 	cmd := &cobra.Command{
-		Use:   "daemon [command]",
+		Use:   "daemon [run|start|stop|status]",
 		Short: "Serve asky over HTTP, XMPP and Telegram",
 		Long: heredoc.Doc(`
 			The daemon answers the same way as the CLI, sharing history, sessions,
 			memory and the corpus, over every enabled transport in one process.
+			"asky daemon" alone is "asky daemon start" (the original's --daemon).
 
 			HTTP API (on unless [daemon.http] enabled = false), on 127.0.0.1:8765:
 			POST /v1/chat/completions (OpenAI-compatible), POST /v1/ask (the same
@@ -63,17 +64,29 @@ func NewCmdDaemon(f *cmdutil.Factory, commands daemon.CommandHandler) *cobra.Com
 			refused, so a web page cannot use the API.
 		`),
 		Example: heredoc.Doc(`
-			$ asky daemon start
+			$ asky daemon                # the same as asky daemon start
 			$ curl -s localhost:8765/v1/ask -H "Authorization: Bearer $ASKY_DAEMON_TOKEN" -H 'Content-Type: application/json' -d '{"question":"2+2"}'
 			$ asky daemon status
 			$ asky daemon stop
 		`),
 	}
+	start := NewCmdStart(f, nil)
 	cmd.AddCommand(
 		NewCmdRun(f, commands, nil),
-		NewCmdStart(f, nil),
+		start,
 		NewCmdStop(f, nil),
 		NewCmdStatus(f, nil),
 	)
-	return cmdutil.StrictGroup(cmd)
+	cmdutil.StrictGroup(cmd)
+	// DESIGN's `asky daemon [run|start|stop|status]`: the verb is optional
+	// and defaults to start, as the original's --daemon backgrounds. Wrong
+	// verbs stay usage errors.
+	strict := cmd.RunE
+	cmd.RunE = func(c *cobra.Command, args []string) error {
+		if len(args) == 0 {
+			return start.RunE(c, args)
+		}
+		return strict(c, args)
+	}
+	return cmd
 }

@@ -29,11 +29,15 @@ type output struct {
 func newOutput(opts *Options) *output {
 	o := &output{opts: opts, started: time.Now()}
 	io := opts.IO
-	o.tty = io.IsStdoutTTY() && !opts.JSON
+	// TERM=dumb (Emacs shell-mode, IDE consoles) is a terminal that cannot
+	// move the cursor: no spinner and no live redraw, the answer prints as
+	// it does to a pipe.
+	dumb := opts.Factory.Getenv != nil && opts.Factory.Getenv("TERM") == "dumb"
+	o.tty = io.IsStdoutTTY() && !opts.JSON && !dumb
 	o.verbose = opts.Factory.Verbosity > 0
 	o.trace = o.verbose || io.IsStderrTTY()
-	if io.IsStderrTTY() && !opts.JSON {
-		o.status = render.NewStatus(io.ErrOut)
+	if io.IsStderrTTY() && !opts.JSON && !dumb {
+		o.status = render.NewStatus(io.ErrOut, io.ColorEnabled())
 		o.status.Set("thinking")
 	}
 	if o.tty {

@@ -16,7 +16,6 @@ import (
 	"os"
 
 	"github.com/charmbracelet/lipgloss"
-	"github.com/muesli/termenv"
 )
 
 func init() {
@@ -28,5 +27,5 @@ func init() {
 // Detect asks the terminal for its background color. Call it before a
 // bubbletea program acquires the terminal.
 func Detect() {
-	lipgloss.SetHasDarkBackground(termenv.NewOutput(os.Stdout).HasDarkBackground())
+	lipgloss.SetHasDarkBackground(Dark(os.Stdout, os.Getenv))
 }

@@ -8,12 +8,11 @@ import (
 	"sync"
 	"time"
 
-	"github.com/muesli/termenv"
-
 	"github.com/askygo/asky/internal/config"
 	"github.com/askygo/asky/internal/iostreams"
 	"github.com/askygo/asky/internal/render"
 	"github.com/askygo/asky/internal/store"
+	"github.com/askygo/asky/internal/termbg"
 )
 
 // Factory builds dependencies lazily: --help, completion and version never
@@ -93,7 +92,7 @@ func New(io *iostreams.IOStreams) *Factory {
 		if !io.IsStdoutTTY() {
 			return true
 		}
-		return termenv.NewOutput(os.Stdout).HasDarkBackground()
+		return termbg.Dark(os.Stdout, f.Getenv)
 	}
 	f.Store = sync.OnceValues(func() (*store.Store, error) {
 		cfg, err := f.Config()

@@ -14,7 +14,7 @@ func TestParseOSC11(t *testing.T) {
 		{"\x1b]11;rgb:ffff/ffff\x07", false, false},
 		{"\x1b]11;rgb:zzzz/ffff/ffff\x07", false, false},
 		{"\x1b]11;rgb:ffff/ffff/ffff", false, false}, // unterminated
-		{"\x1b[5;1R", false, false},                   // no OSC 11 support
+		{"\x1b[5;1R", false, false},                  // no OSC 11 support
 	} {
 		dark, ok := parseOSC11([]byte(c.in))
 		if dark != c.dark || ok != c.ok {

@@ -21,6 +21,7 @@ func NewCmdDaemon(f *cmdutil.Factory, commands daemon.CommandHandler) *cobra.Com
 		Long: heredoc.Doc(`
 			The daemon answers the same way as the CLI, sharing history, sessions,
 			memory and the corpus, over every enabled transport in one process.
+			"asky daemon" alone runs it in the foreground, as "asky daemon run".
 
 			HTTP API (on unless [daemon.http] enabled = false), on 127.0.0.1:8765:
 			POST /v1/chat/completions (OpenAI-compatible), POST /v1/ask (the same
@@ -55,7 +56,6 @@ func NewCmdDaemon(f *cmdutil.Factory, commands daemon.CommandHandler) *cobra.Com
 			  token_env = "ASKY_TELEGRAM_TOKEN"
 			  allowed_users = [12345678]
 
-
 			Requests need "Authorization: Bearer <token>"; the daemon refuses to
 			start without a token unless allow_no_token = true (loopback only).
 			POST bodies must be sent as Content-Type: application/json, and
@@ -63,17 +63,30 @@ func NewCmdDaemon(f *cmdutil.Factory, commands daemon.CommandHandler) *cobra.Com
 			refused, so a web page cannot use the API.
 		`),
 		Example: heredoc.Doc(`
+			$ asky daemon                # in the foreground, until Ctrl-C
 			$ asky daemon start
 			$ curl -s localhost:8765/v1/ask -H "Authorization: Bearer $ASKY_DAEMON_TOKEN" -H 'Content-Type: application/json' -d '{"question":"2+2"}'
 			$ asky daemon status
 			$ asky daemon stop
 		`),
 	}
+	run := NewCmdRun(f, commands, nil)
 	cmd.AddCommand(
-		NewCmdRun(f, commands, nil),
+		run,
 		NewCmdStart(f, nil),
 		NewCmdStop(f, nil),
 		NewCmdStatus(f, nil),
 	)
-	return cmdutil.StrictGroup(cmd)
+	// `asky daemon` alone runs in the foreground, as `asky daemon run`
+	// (the command tree's `daemon [run|start|stop|status]`); any other
+	// word is still a usage error naming the verbs.
+	cmdutil.StrictGroup(cmd)
+	strict := cmd.RunE
+	cmd.RunE = func(c *cobra.Command, args []string) error {
+		if len(args) == 0 {
+			return run.RunE(c, nil)
+		}
+		return strict(c, args)
+	}
+	return cmd
 }

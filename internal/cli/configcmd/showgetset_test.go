@@ -204,6 +204,7 @@ func TestSetRefusals(t *testing.T) {
 		{"missing value", []string{"general.max_turns"}, 2, "needs 2 argument(s), got 1"},
 		{"value out of range", []string{"general.max_turns", "-5"}, 2, "general.max_turns: must not be negative, got -5; nothing written"},
 		{"daemon value", []string{"daemon.http.listen", "nonsense"}, 2, `daemon.http.listen "nonsense" is not host:port; nothing written`},
+		{"daemon port", []string{"daemon.http.listen", "localhost:99999"}, 2, `daemon.http.listen "localhost:99999": the port must be 0-65535; nothing written`},
 		{"daemon key", []string{"daemon.http.lisen", "127.0.0.1:1"}, 2, "unknown key daemon.http.lisen"},
 		{"alias typo", []string{"models.mimi.price_in", "3"}, 2, `there is no model alias "mimi"; did you mean models.mini.price_in? nothing written`},
 		{"endpoint typo", []string{"api.opnai.api_key_env", "K"}, 2, `there is no endpoint "opnai"; did you mean api.openai.api_key_env?`},

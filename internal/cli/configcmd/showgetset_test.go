@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/askygo/asky/internal/cli/cmdutil"
 	"github.com/askygo/asky/internal/config"
 )
 
@@ -48,6 +49,15 @@ func TestShow(t *testing.T) {
 		t.Errorf("json general = %v", tree["general"])
 	}
 	wantNot(t, "show --json", e.out.String(), "canary")
+}
+
+func TestShowWithAKeyPointsAtGet(t *testing.T) {
+	e := newEnv(t, map[string]string{"config.toml": sampleConfig})
+	err := e.run("show", "general")
+	var ce *cmdutil.Error
+	if exitCode(err) != 2 || !errors.As(err, &ce) || !strings.Contains(ce.Hint, "`asky config get general`") {
+		t.Fatalf("err = %v (%+v)", err, ce)
+	}
 }
 
 func TestShowWarnsOnStderr(t *testing.T) {

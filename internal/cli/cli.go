@@ -167,6 +167,10 @@ func llmExit(e *llm.Error) (int, string) {
 		return cmdutil.ExitError, "try a larger-context model (-m), a narrower question, or less piped input"
 	case llm.KindTimeout:
 		return cmdutil.ExitError, "raise [general] request_timeout / stream_idle_timeout, or retry"
+	case llm.KindBadRequest:
+		if e.Status == 404 {
+			return cmdutil.ExitError, "check base_url (OpenAI-compatible servers usually end in /v1) and the model id; `asky config doctor` checks both"
+		}
 	case llm.KindTruncated:
 		return cmdutil.ExitError, "the connection dropped mid-answer; retry (the partial answer is in `asky history show ~1`)"
 	}

@@ -125,6 +125,28 @@ func TestLoadInvalidAPIType(t *testing.T) {
 	}
 }
 
+func TestLoadRejectsBaseURLWithoutScheme(t *testing.T) {
+	tests := []struct{ name, body, key, line string }{
+		{"api base_url", "[api.x]\nbase_url = \"127.0.0.1:11434/v1\"\n", "api.x.base_url", ":2:"},
+		{"original url", "[api.x]\nurl = \"localhost:1234/v1/chat/completions\"\n", "api.x.url", ":2:"},
+		{"model base_url", "[api.x]\nbase_url = \"http://h/v1\"\n[models.m]\napi = \"x\"\nid = \"m\"\nbase_url = \"ftp://h\"\n", "models.m.base_url", ":6:"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, getenv := home(t, map[string]string{"config.toml": tt.body})
+			_, err := Load(getenv)
+			var ve *ValueError
+			if !errors.As(err, &ve) || ve.Key != tt.key || !strings.Contains(err.Error(), tt.line) || !strings.Contains(err.Error(), "http:// or https://") {
+				t.Fatalf("err = %v, want %s%s rejected", err, tt.key, tt.line)
+			}
+		})
+	}
+	_, getenv := home(t, map[string]string{"config.toml": "[api.x]\nbase_url = \"https://h.example/v1/\"\n"})
+	if _, err := Load(getenv); err != nil {
+		t.Fatalf("a good base_url: %v", err)
+	}
+}
+
 func TestLoadKeyCase(t *testing.T) {
 	for _, body := range []string{"[general]\nMax_Turns = 3\n", "[General]\nmax_turns = 3\n", "[models.GPT]\nAPI = \"x\"\n"} {
 		dir, getenv := home(t, map[string]string{"config.toml": body})

@@ -48,7 +48,7 @@ func schemaType(path []string) (reflect.Type, error) {
 		case reflect.Struct:
 			f, ok := fieldByTag(t, seg)
 			if !ok {
-				return nil, &KeyError{Key: strings.Join(path, "."), Suggestion: suggest(path[:i], seg, tagNames(t))}
+				return nil, &KeyError{Key: strings.Join(path, "."), Suggestion: suggestPath(path, i, suggest(path[:i], seg, tagNames(t)))}
 			}
 			t = f.Type
 		case reflect.Map:
@@ -90,6 +90,20 @@ func tagNames(t reflect.Type) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// suggestPath extends a suggestion for a mistyped table (segment i) to the
+// whole key when the rest of the path exists under the corrected table, so
+// `genral.default_model` suggests "general.default_model", not "general".
+func suggestPath(path []string, i int, s string) string {
+	if s == "" || i == len(path)-1 {
+		return s
+	}
+	fixed := append(strings.Split(s, "."), path[i+1:]...)
+	if _, err := schemaType(fixed); err != nil {
+		return s
+	}
+	return strings.Join(fixed, ".")
 }
 
 // suggest returns the dotted key closest to name among candidates, when it

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"net/url"
 	"os"
 	"reflect"
 	"slices"
@@ -195,6 +196,14 @@ func (c *Config) validate() error {
 			errs = append(errs, &ValueError{File: c.origins[key], Key: key, Line: c.keyLine(path),
 				Message: fmt.Sprintf("type must be \"openai\" or \"anthropic\", not %q", a.Type)})
 		}
+		key := "api." + name + ".base_url"
+		if _, ok := c.origins[key]; !ok && a.URL != "" {
+			key = "api." + name + ".url"
+		}
+		add(c.checkBaseURL(key, a.BaseURL))
+	}
+	for _, alias := range sortedKeys(c.Models) {
+		add(c.checkBaseURL("models."+alias+".base_url", c.Models[alias].BaseURL))
 	}
 	// The typed tables' own checks name the offending key inside them.
 	type check struct {
@@ -227,6 +236,20 @@ func (c *Config) validate() error {
 	errs = append(errs, c.validateEnums()...)
 	errs = append(errs, c.negativeValues()...)
 	return joinErrors(firstPerKey(errs))
+}
+
+// checkBaseURL rejects an endpoint URL that is not http(s)://host…: a
+// missing scheme ("127.0.0.1:11434/v1") otherwise fails only at the first
+// question, with a parse error that does not name the key.
+func (c *Config) checkBaseURL(key, raw string) error {
+	if raw == "" {
+		return nil
+	}
+	if u, err := url.Parse(raw); err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != "" {
+		return nil
+	}
+	return &ValueError{File: c.origins[key], Key: key, Line: c.keyLine(strings.Split(key, ".")),
+		Message: fmt.Sprintf("must be an http:// or https:// URL such as http://127.0.0.1:11434/v1, not %q", raw)}
 }
 
 // firstPerKey keeps one error per config key: the specific checks run

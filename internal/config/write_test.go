@@ -74,6 +74,8 @@ func TestParseValue(t *testing.T) {
 		{"models.gpt.parameters.stop", "END", "END", ""},
 		{"api.x.type", "gemini", nil, `"openai" or "anthropic"`},
 		{"general.default_modle", "x", nil, `did you mean "general.default_model"`},
+		{"genral.default_model", "x", nil, `did you mean "general.default_model"`},
+		{"genral.no_such_key", "x", nil, `did you mean "general"`},
 		{"general", "x", nil, "is a table"},
 		{"nonsense", "x", nil, "unknown config key"},
 		{"general.max_turns.x", "1", nil, "not a table"},

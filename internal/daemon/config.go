@@ -300,8 +300,22 @@ func (h *HTTPConfig) decode(t map[string]any) error {
 	if h.Listen == "" {
 		h.Listen = DefaultListen
 	}
-	if _, _, err := net.SplitHostPort(h.Listen); err != nil {
-		return fmt.Errorf("config: daemon.http.listen %q is not host:port", h.Listen)
+	if err := CheckListen(h.Listen); err != nil {
+		return fmt.Errorf("config: daemon.http.listen %w", err)
+	}
+	return nil
+}
+
+// CheckListen refuses a listen address the HTTP API could not bind, so
+// `config set` and `config daemon edit` refuse it instead of the daemon
+// failing at start.
+func CheckListen(addr string) error {
+	_, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("%q is not host:port", addr)
+	}
+	if _, err := net.LookupPort("tcp", port); err != nil {
+		return fmt.Errorf("%q: the port must be 0-65535", addr)
 	}
 	return nil
 }

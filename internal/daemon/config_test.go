@@ -59,17 +59,18 @@ func TestParseConfigErrors(t *testing.T) {
 		d    map[string]any
 		want string
 	}{
-		"unknown key":   {map[string]any{"http": map[string]any{"port": int64(1)}}, "daemon.http.port"},
-		"not a table":   {map[string]any{"http": "x"}, "must be a table"},
-		"bad listen":    {map[string]any{"http": map[string]any{"listen": "8765"}}, "not host:port"},
-		"bad hosts":     {map[string]any{"http": map[string]any{"allowed_hosts": "x"}}, "list of host names"},
-		"unknown table": {map[string]any{"htp": map[string]any{}}, "daemon.htp"},
-		"daemon.xmpp":   {map[string]any{"xmpp": map[string]any{}}, "top-level [xmpp]"},
-		"tg literal":    {map[string]any{"telegram": map[string]any{"token": "123:abc"}}, "token_env"},
-		"tg bad ids":    {map[string]any{"telegram": map[string]any{"allowed_users": []any{"bob"}}}, "numeric ids"},
-		"tg bad url":    {map[string]any{"telegram": map[string]any{"api_url": "ftp://x"}}, "not an http(s) URL"},
-		"tg no token":   {map[string]any{"telegram": map[string]any{"enabled": true, "token_env": ""}}, "neither token_env"},
-		"http enabled":  {map[string]any{"http": map[string]any{"enabled": "yes"}}, "true or false"},
+		"unknown key":       {map[string]any{"http": map[string]any{"port": int64(1)}}, "daemon.http.port"},
+		"not a table":       {map[string]any{"http": "x"}, "must be a table"},
+		"bad listen":        {map[string]any{"http": map[string]any{"listen": "8765"}}, "not host:port"},
+		"port out of range": {map[string]any{"http": map[string]any{"listen": "localhost:99999"}}, "the port must be 0-65535"},
+		"bad hosts":         {map[string]any{"http": map[string]any{"allowed_hosts": "x"}}, "list of host names"},
+		"unknown table":     {map[string]any{"htp": map[string]any{}}, "daemon.htp"},
+		"daemon.xmpp":       {map[string]any{"xmpp": map[string]any{}}, "top-level [xmpp]"},
+		"tg literal":        {map[string]any{"telegram": map[string]any{"token": "123:abc"}}, "token_env"},
+		"tg bad ids":        {map[string]any{"telegram": map[string]any{"allowed_users": []any{"bob"}}}, "numeric ids"},
+		"tg bad url":        {map[string]any{"telegram": map[string]any{"api_url": "ftp://x"}}, "not an http(s) URL"},
+		"tg no token":       {map[string]any{"telegram": map[string]any{"enabled": true, "token_env": ""}}, "neither token_env"},
+		"http enabled":      {map[string]any{"http": map[string]any{"enabled": "yes"}}, "true or false"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			_, err := ParseConfig(tc.d, config.XMPP{})

@@ -34,8 +34,15 @@ func promptDaemon(p *prompter, getenv func(string) string, opts *DaemonEditOptio
 		}
 	}
 	var err error
-	if opts.Listen, err = p.ask("Listen address", cur.HTTP.Listen); err != nil {
-		return err
+	for {
+		if opts.Listen, err = p.ask("Listen address", cur.HTTP.Listen); err != nil {
+			return err
+		}
+		lerr := daemon.CheckListen(opts.Listen)
+		if lerr == nil {
+			break
+		}
+		fmt.Fprintf(p.out, "  %v; give host:port, e.g. 127.0.0.1:8765\n", lerr)
 	}
 	if opts.TokenEnv, err = askEnv(p, getenv, "Token environment variable", cur.HTTP.TokenEnv, "the HTTP API token"); err != nil {
 		return err

@@ -32,10 +32,12 @@ func TestDaemonEditNeedsFlagsWithoutTerminal(t *testing.T) {
 func TestDaemonEditInteractive(t *testing.T) {
 	e := newEnv(t, nil)
 	e.f.IO.SetTTY(true, false, true)
-	e.in.WriteString("127.0.0.1:7000\nMY_TOKEN\nasky.lan, other.lan\n")
+	// A listen address that cannot be bound is asked again at once.
+	e.in.WriteString("localhost:99999\n127.0.0.1:7000\nMY_TOKEN\nasky.lan, other.lan\n")
 	if err := e.run("daemon", "edit"); err != nil {
 		t.Fatalf("%v\n%s", err, e.errOut)
 	}
+	wantContains(t, "prompts", e.errOut.String(), `"localhost:99999": the port must be 0-65535; give host:port`)
 	got := e.read(t, "config.toml")
 	for _, want := range []string{`listen = "127.0.0.1:7000"`, `token_env = "MY_TOKEN"`, `"other.lan"`} {
 		if !strings.Contains(got, want) {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -243,7 +244,12 @@ func checkEndpoint(ctx context.Context, rep *doctorReport, opts *DoctorOptions, 
 		rep.add("endpoint", statusFail, "the key from "+r.KeySource+" was rejected; check it", "%s answered %d %s", r.BaseURL, se.Status, http.StatusText(se.Status))
 	case errors.As(err, &se) && se.Status < 500:
 		// Reachable; some servers simply do not implement /models.
-		rep.add("endpoint", statusWarn, "", "%s reachable, but GET /models answered %d %s", r.BaseURL, se.Status, http.StatusText(se.Status))
+		hint := ""
+		if se.Status == http.StatusNotFound && !versioned(r.BaseURL) {
+			// The most common slip: the API root without its /v1.
+			hint = "OpenAI-compatible servers usually serve under /v1: try base_url = \"" + r.BaseURL + "/v1\""
+		}
+		rep.add("endpoint", statusWarn, hint, "%s reachable, but GET /models answered %d %s", r.BaseURL, se.Status, http.StatusText(se.Status))
 	case errors.As(err, &se):
 		rep.add("endpoint", statusFail, "the server is failing; retry later", "%s answered %d %s", r.BaseURL, se.Status, http.StatusText(se.Status))
 	case errors.Is(err, context.DeadlineExceeded) || errors.Is(ctx.Err(), context.DeadlineExceeded):
@@ -251,6 +257,21 @@ func checkEndpoint(ctx context.Context, rep *doctorReport, opts *DoctorOptions, 
 	default:
 		rep.add("endpoint", statusFail, "is the server running and the base_url right?", "%s unreachable: %s", r.BaseURL, netReason(err))
 	}
+}
+
+// versioned reports whether a base URL's path names an API version
+// (/v1, /v1beta/openai, /api/paas/v4, …).
+func versioned(base string) bool {
+	u, err := url.Parse(base)
+	if err != nil {
+		return true
+	}
+	for _, seg := range strings.Split(u.Path, "/") {
+		if len(seg) > 1 && seg[0] == 'v' && seg[1] >= '0' && seg[1] <= '9' {
+			return true
+		}
+	}
+	return false
 }
 
 // netReason shortens a transport error to its cause ("connection refused",

@@ -155,6 +155,32 @@ func TestModelAddInteractive(t *testing.T) {
 	}
 }
 
+func TestModelAddInteractiveReasksBadAnswers(t *testing.T) {
+	srv := fakeProvider(t, "openai", "sk-i")
+	e := newEnv(t, nil, "MY_KEY", "sk-i")
+	e.f.IO.SetTTY(true, false, true)
+	// alias, endpoint name, a base url without scheme then the right one,
+	// a wrong wire format then the default, key env, model, context size.
+	e.in.WriteString("local\nmine\n127.0.0.1:1/v1\n" + srv.URL + "/v1\ngemini\n\nMY_KEY\n1\n\n")
+	if err := e.run("model", "add"); err != nil {
+		t.Fatalf("%v\n%s", err, e.errOut.String())
+	}
+	wantContains(t, "prompts", e.errOut.String(), `"127.0.0.1:1/v1": give the URL with http:// or https://`, `"gemini": answer openai or anthropic`, "1) m-large")
+	if a := e.cfg(t).API["mine"]; a.BaseURL != srv.URL+"/v1" || a.Type != "openai" {
+		t.Errorf("api %+v", a)
+	}
+}
+
+func TestModelAddInteractiveSaysWhyNoModelList(t *testing.T) {
+	e := newEnv(t, nil)
+	e.f.IO.SetTTY(true, false, true)
+	e.in.WriteString("local\nmine\nhttp://127.0.0.1:1/v1\n\n\nm1\n\n")
+	if err := e.run("model", "add"); err != nil {
+		t.Fatalf("%v\n%s", err, e.errOut.String())
+	}
+	wantContains(t, "prompts", e.errOut.String(), "could not list the server's models", "? Model id (as the server names it)")
+}
+
 func TestModelAddInteractiveInputEnds(t *testing.T) {
 	e := newEnv(t, nil)
 	e.f.IO.SetTTY(true, false, true)

@@ -187,8 +187,9 @@ func sortedNames(m map[string]config.API) []string {
 }
 
 // serverModels asks the endpoint the form points at for its model ids, so
-// the user can pick one instead of typing it. Failures just mean no list.
-func serverModels(ctx context.Context, hc *http.Client, getenv func(string) string, cfg *config.Config, m *modelFlags) []string {
+// the user can pick one instead of typing it. A failure only means no
+// list; the caller says why, so a wrong URL or key shows before the end.
+func serverModels(ctx context.Context, hc *http.Client, getenv func(string) string, cfg *config.Config, m *modelFlags) ([]string, error) {
 	a, _ := cfg.APIFor(m.API)
 	if m.BaseURL != "" {
 		a.BaseURL = m.BaseURL
@@ -200,7 +201,7 @@ func serverModels(ctx context.Context, hc *http.Client, getenv func(string) stri
 		a.APIKeyEnv = m.KeyEnv
 	}
 	if a.BaseURL == "" {
-		return nil
+		return nil, nil
 	}
 	ep := config.Endpoint{Type: a.Type, BaseURL: a.BaseURL, Key: a.APIKey, Headers: a.Headers}
 	if ep.Key == "" && a.APIKeyEnv != "" {
@@ -208,11 +209,7 @@ func serverModels(ctx context.Context, hc *http.Client, getenv func(string) stri
 	}
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 	defer cancel()
-	ids, err := config.FetchModels(ctx, hc, ep)
-	if err != nil {
-		return nil
-	}
-	return ids
+	return config.FetchModels(ctx, hc, ep)
 }
 
 // askEndpoint fills the endpoint fields interactively when the named api
@@ -222,12 +219,21 @@ func askEndpoint(p *prompter, cfg *config.Config, m *modelFlags) error {
 		return nil
 	}
 	var err error
-	if m.BaseURL == "" {
+	// A wrong answer is asked again at once, not refused after the
+	// remaining questions.
+	for m.BaseURL == "" {
 		if m.BaseURL, err = p.ask("Base URL of the "+m.API+" API (e.g. http://127.0.0.1:11434/v1)", ""); err != nil {
 			return err
 		}
+		if !strings.HasPrefix(m.BaseURL, "http://") && !strings.HasPrefix(m.BaseURL, "https://") {
+			fmt.Fprintf(p.out, "  %q: give the URL with http:// or https://\n", m.BaseURL)
+			m.BaseURL = ""
+		}
 	}
-	if m.Type == "" {
+	for m.Type != "openai" && m.Type != "anthropic" {
+		if m.Type != "" {
+			fmt.Fprintf(p.out, "  %q: answer openai or anthropic\n", m.Type)
+		}
 		if m.Type, err = p.ask("Wire format: openai or anthropic", "openai"); err != nil {
 			return err
 		}
@@ -242,8 +248,10 @@ func askEndpoint(p *prompter, cfg *config.Config, m *modelFlags) error {
 
 // askModelID offers the server's models, or asks for an id.
 func askModelID(ctx context.Context, p *prompter, opts *modelDeps, cfg *config.Config, m *modelFlags, def string) error {
-	ids := serverModels(ctx, opts.HTTPClient(), opts.Getenv, cfg, m)
-	var err error
+	ids, err := serverModels(ctx, opts.HTTPClient(), opts.Getenv, cfg, m)
+	if err != nil {
+		fmt.Fprintf(p.out, "  (could not list the server's models: %v; check it later with `asky config doctor`)\n", err)
+	}
 	if len(ids) > 0 {
 		shown := ids
 		if len(shown) > 40 {

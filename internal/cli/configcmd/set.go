@@ -72,6 +72,9 @@ func setRun(opts *SetOptions) error {
 	if err := checkDaemonKey(opts, v); err != nil {
 		return err
 	}
+	if err := checkTypoedName(opts); err != nil {
+		return err
+	}
 	written, err := config.Apply(opts.Getenv, config.Change{Key: opts.Key, Value: v})
 	var bad *config.ValueError
 	if errors.As(err, &bad) && bad.Key == opts.Key {
@@ -94,6 +97,51 @@ func setRun(opts *SetOptions) error {
 	if opts.Key == "general.default_model" || opts.Key == "general.summarization_model" {
 		if cfg, err := config.Load(opts.Getenv); err == nil && opts.Value != "" && !slices.Contains(cfg.Aliases(), opts.Value) {
 			fmt.Fprintf(opts.IO.ErrOut, "warning: %q is not a configured model alias (have: %s); add it with `asky config model add --alias %s`\n", opts.Value, aliasList(cfg), opts.Value)
+		}
+	}
+	return nil
+}
+
+// checkTypoedName refuses models.NAME.* or api.NAME.* when NAME is new but
+// one edit or two from an existing alias or endpoint: setting it would
+// start a half-made [models.fak] table instead of changing [models.fake].
+// A name not near any existing one, or a key that starts an entry (id,
+// api, base_url), is a new entry and is written.
+func checkTypoedName(opts *SetOptions) error {
+	parts := strings.SplitN(opts.Key, ".", 3)
+	if len(parts) < 3 || parts[0] != "models" && parts[0] != "api" {
+		return nil
+	}
+	cfg, err := config.Load(opts.Getenv)
+	if err != nil {
+		return nil // Apply reports the broken file
+	}
+	var names []string
+	if parts[0] == "models" {
+		names = cfg.Aliases()
+	} else {
+		for n := range config.KnownAPIs() {
+			names = append(names, n)
+		}
+		for n := range cfg.API {
+			names = append(names, n)
+		}
+		slices.Sort(names)
+	}
+	// The keys that start a new entry pass: models.gpt5.id is a new
+	// model even with gpt4 configured.
+	creating := map[string][]string{"models": {"id", "api"}, "api": {"base_url", "url"}}
+	if slices.Contains(names, parts[1]) || slices.Contains(creating[parts[0]], parts[2]) {
+		return nil
+	}
+	for _, n := range names {
+		if cmdutil.Near(parts[1], n) {
+			what, add := "model alias", "`asky config model add --alias "+parts[1]+"`"
+			if parts[0] == "api" {
+				what, add = "endpoint", "`asky config model add` (it asks for the endpoint)"
+			}
+			return cmdutil.UsageError("to add a new one, use "+add,
+				"there is no %s %q; did you mean %s.%s.%s? nothing written", what, parts[1], parts[0], n, parts[2])
 		}
 	}
 	return nil

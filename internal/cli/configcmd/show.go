@@ -1,6 +1,8 @@
 package configcmd
 
 import (
+	"strings"
+
 	"github.com/MakeNowJust/heredoc"
 	"github.com/spf13/cobra"
 
@@ -32,7 +34,14 @@ func NewCmdShow(f *cmdutil.Factory, runF func(*ShowOptions) error) *cobra.Comman
 			$ asky config show
 			$ asky config show --json | jq .models
 		`),
-		Args: cobra.NoArgs,
+		// `config show general` is a natural first guess: point at get.
+		Args: func(c *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return nil
+			}
+			return cmdutil.UsageError("to see one table or key: `asky config get "+args[0]+"`",
+				"asky config show prints the whole configuration and takes no arguments, got %q", strings.Join(args, " "))
+		},
 		RunE: func(c *cobra.Command, args []string) error {
 			if runF != nil {
 				return runF(opts)

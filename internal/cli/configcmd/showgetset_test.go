@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/askygo/asky/internal/cli/cmdutil"
 	"github.com/askygo/asky/internal/config"
 )
 
@@ -48,6 +49,15 @@ func TestShow(t *testing.T) {
 		t.Errorf("json general = %v", tree["general"])
 	}
 	wantNot(t, "show --json", e.out.String(), "canary")
+}
+
+func TestShowWithAKeyPointsAtGet(t *testing.T) {
+	e := newEnv(t, map[string]string{"config.toml": sampleConfig})
+	err := e.run("show", "general")
+	var ce *cmdutil.Error
+	if exitCode(err) != 2 || !errors.As(err, &ce) || !strings.Contains(ce.Hint, "`asky config get general`") {
+		t.Fatalf("err = %v (%+v)", err, ce)
+	}
 }
 
 func TestShowWarnsOnStderr(t *testing.T) {
@@ -204,7 +214,10 @@ func TestSetRefusals(t *testing.T) {
 		{"missing value", []string{"general.max_turns"}, 2, "needs 2 argument(s), got 1"},
 		{"value out of range", []string{"general.max_turns", "-5"}, 2, "general.max_turns: must not be negative, got -5; nothing written"},
 		{"daemon value", []string{"daemon.http.listen", "nonsense"}, 2, `daemon.http.listen "nonsense" is not host:port; nothing written`},
+		{"daemon port", []string{"daemon.http.listen", "localhost:99999"}, 2, `daemon.http.listen "localhost:99999": the port must be 0-65535; nothing written`},
 		{"daemon key", []string{"daemon.http.lisen", "127.0.0.1:1"}, 2, "unknown key daemon.http.lisen"},
+		{"alias typo", []string{"models.mimi.price_in", "3"}, 2, `there is no model alias "mimi"; did you mean models.mini.price_in? nothing written`},
+		{"endpoint typo", []string{"api.opnai.api_key_env", "K"}, 2, `there is no endpoint "opnai"; did you mean api.openai.api_key_env?`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -224,6 +237,18 @@ func TestSetRefusals(t *testing.T) {
 	var pe *config.ParseError
 	if !errors.As(err, &pe) || e.read(t, "config.toml") != sampleConfig || e.read(t, "general.toml") != "[general\n" {
 		t.Fatalf("err = %v", err)
+	}
+}
+
+func TestSetNewModelAndEndpoint(t *testing.T) {
+	e := newEnv(t, map[string]string{"config.toml": sampleConfig})
+	for _, kv := range [][2]string{{"api.local.base_url", "http://127.0.0.1:1/v1"}, {"models.qwen.id", "qwen3"}, {"models.qwen.api", "local"}, {"models.mino.id", "gpt-4o"}, {"models.mino.api", "openai"}} {
+		if err := e.run("set", kv[0], kv[1]); err != nil {
+			t.Fatalf("set %s: %v", kv[0], err)
+		}
+	}
+	if m := e.cfg(t).Models["qwen"]; m.ID != "qwen3" || m.API != "local" {
+		t.Errorf("model %+v", m)
 	}
 }
 

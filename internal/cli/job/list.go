@@ -20,12 +20,14 @@ import (
 type ListOptions struct {
 	IO    *iostreams.IOStreams
 	Store func() (*store.Store, error)
-	JSON  bool
+	// Running reports whether the daemon, which runs scheduled jobs, is up.
+	Running func() bool
+	JSON    bool
 }
 
 // NewCmdList builds `job list`.
 func NewCmdList(f *cmdutil.Factory, runF func(context.Context, *ListOptions) error) *cobra.Command {
-	opts := &ListOptions{IO: f.IO, Store: f.Store}
+	opts := &ListOptions{IO: f.IO, Store: f.Store, Running: func() bool { return daemonRunning(f) }}
 	cmd := &cobra.Command{
 		Use:   "list",
 		Short: "List scheduled questions",
@@ -71,14 +73,23 @@ func listRun(ctx context.Context, opts *ListOptions) error {
 	}
 	tw := tabwriter.NewWriter(opts.IO.Out, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tSCHEDULE\tNEXT RUN\tLAST RUN\tQUESTION")
+	scheduled := false
 	for _, j := range out {
 		last := "-"
 		if len(j.Runs) > 0 {
 			last = j.Runs[0].Status + " " + j.Runs[0].Started.Local().Format("01-02 15:04")
 		}
+		scheduled = scheduled || j.NextRun != nil
 		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\n", j.ID, j.Schedule, when(j.NextRun), last, render.Clip(j.Question, 60))
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	// NEXT RUN is only a promise while the daemon runs.
+	if scheduled && opts.Running != nil && !opts.Running() {
+		fmt.Fprintln(opts.IO.ErrOut, "notice: the daemon is not running, so no job runs on schedule; start it with `asky daemon start`")
+	}
+	return nil
 }
 
 // jobJSON is a job as --json prints it.

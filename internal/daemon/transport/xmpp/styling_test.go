@@ -2,6 +2,7 @@ package xmpp
 
 import (
 	"encoding/xml"
+	"strings"
 	"testing"
 )
 
@@ -40,5 +41,10 @@ func TestXHTML(t *testing.T) {
 		`<p>• item</p><p><strong>Setext</strong></p><pre>x &lt; y</pre><pre>a | b` + "\n--+--\n" + `1 | 2</pre></body></html>`
 	if string(b) != want {
 		t.Fatalf("got\n%s\nwant\n%s", b, want)
+	}
+	// __bold__ (Python's __init__ outside backticks) once crashed the daemon.
+	b, err = xml.Marshal(xhtml("# H\n\n__init__ and **x**"))
+	if err != nil || !strings.Contains(string(b), "<p><strong>init</strong> and <strong>x</strong></p>") {
+		t.Fatalf("%s %v", b, err)
 	}
 }

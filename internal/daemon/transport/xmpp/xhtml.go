@@ -148,10 +148,11 @@ func emphasis(p string) []span {
 			return append(out, italics(p)...)
 		}
 		out = append(out, italics(p[:m[0]])...)
-		text := p[m[2]:max(m[3], 0)]
+		g := 2 // **text**, else __text__
 		if m[2] < 0 {
-			text = p[m[4]:m[5]]
+			g = 4
 		}
+		text := p[m[g]:m[g+1]]
 		out = append(out, span{elem: "strong", text: text})
 		p = p[m[1]:]
 	}

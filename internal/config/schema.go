@@ -162,6 +162,10 @@ func SplitKey(key string) ([]string, error) {
 	return path, nil
 }
 
+// JoinKey is SplitKey's inverse: a dotted key with the segments that are
+// not bare quoted.
+func JoinKey(path []string) string { return formatKey(path) }
+
 // caseMismatch reports a key that names a known field with different
 // letter case (Max_Turns). The TOML decoder matches struct fields
 // case-insensitively, so such a key would silently take effect, and two

@@ -108,8 +108,8 @@ func setRun(opts *SetOptions) error {
 // A name not near any existing one, or a key that starts an entry (id,
 // api, base_url), is a new entry and is written.
 func checkTypoedName(opts *SetOptions) error {
-	parts := strings.SplitN(opts.Key, ".", 3)
-	if len(parts) < 3 || parts[0] != "models" && parts[0] != "api" {
+	parts, err := config.SplitKey(opts.Key) // models."gpt-4.1".context_size is one alias
+	if err != nil || len(parts) < 3 || parts[0] != "models" && parts[0] != "api" {
 		return nil
 	}
 	cfg, err := config.Load(opts.Getenv)
@@ -141,7 +141,7 @@ func checkTypoedName(opts *SetOptions) error {
 				what, add = "endpoint", "`asky config model add` (it asks for the endpoint)"
 			}
 			return cmdutil.UsageError("to add a new one, use "+add,
-				"there is no %s %q; did you mean %s.%s.%s? nothing written", what, parts[1], parts[0], n, parts[2])
+				"there is no %s %q; did you mean %s? nothing written", what, parts[1], config.JoinKey(append([]string{parts[0], n}, parts[2:]...)))
 		}
 	}
 	return nil

@@ -247,6 +247,16 @@ func TestSetNewModelAndEndpoint(t *testing.T) {
 			t.Fatalf("set %s: %v", kv[0], err)
 		}
 	}
+	// A quoted alias with a dot is one name, not a typo of another.
+	if err := e.run("set", "models.gpt-4o.id", "gpt-4o"); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.run("set", `models."gpt-4.1".id`, "gpt-4.1"); err != nil {
+		t.Fatalf("quoted alias: %v", err)
+	}
+	if err := e.run("set", `models."gpt-4.1".context_size`, "64000"); err != nil {
+		t.Fatalf("quoted alias: %v", err)
+	}
 	if m := e.cfg(t).Models["qwen"]; m.ID != "qwen3" || m.API != "local" {
 		t.Errorf("model %+v", m)
 	}

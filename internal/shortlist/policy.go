@@ -62,7 +62,9 @@ func Intent(query string) string {
 
 // Decide applies the precedence of §5.8; the first rule that speaks wins:
 // lean → off; local_only → off (even with --shortlist on); the request or
-// session override; research with a local corpus → intent policy; the
+// session override; the plain-query helper's choice (general.interface_model,
+// §5.1 step 3: it stands in for an override, so it beats the settings
+// below); research with a local corpus → intent policy; the
 // model's source_shortlist_enabled; general.shortlist_enabled;
 // source_shortlist.enabled with the per-mode flag.
 func Decide(p PolicyInput) Decision {

@@ -143,27 +143,30 @@ func matchingChars(a, b []rune) int {
 // quadratic comparison.
 func NearDuplicate(a, b string) bool {
 	const threshold = 0.92
-	la, lb := len(a), len(b)
-	if la+lb == 0 {
+	if a == b {
 		return true
 	}
+	// In runes, as seqRatio counts: byte counts are no bound on a ratio
+	// of characters in non-ASCII text.
+	ra, rb := []rune(a), []rune(b)
+	la, lb := len(ra), len(rb)
 	if 2*float64(min(la, lb))/float64(la+lb) < threshold {
 		return false
 	}
 	// Shared characters bound the matching blocks from above.
-	var counts [256]int
-	for i := 0; i < la; i++ {
-		counts[a[i]]++
+	counts := make(map[rune]int, la)
+	for _, r := range ra {
+		counts[r]++
 	}
 	shared := 0
-	for i := 0; i < lb; i++ {
-		if counts[b[i]] > 0 {
-			counts[b[i]]--
+	for _, r := range rb {
+		if counts[r] > 0 {
+			counts[r]--
 			shared++
 		}
 	}
 	if 2*float64(shared)/float64(la+lb) < threshold {
 		return false
 	}
-	return a == b || seqRatio(a, b) >= threshold
+	return 2*float64(matchingChars(ra, rb))/float64(la+lb) >= threshold
 }

@@ -63,4 +63,13 @@ func TestNearDuplicate(t *testing.T) {
 	if NearDuplicate(a, "Shared locks allow many readers but only one writer at a time in the pager.") || NearDuplicate(a, a[:40]) {
 		t.Error("different passages are duplicates")
 	}
+	// Non-ASCII: 7 letters of 88 become "€" (3 bytes each): still 92%
+	// alike by characters, though not by bytes.
+	b := []rune(a)
+	for _, i := range []int{4, 14, 24, 34, 44, 54, 64} {
+		b[i] = '€'
+	}
+	if !NearDuplicate(a, string(b)) {
+		t.Error("a near copy with non-ASCII letters is not a duplicate")
+	}
 }

@@ -280,7 +280,8 @@ func TestJoinLineHyphens(t *testing.T) {
 		"unmarked rep-\nresentation":                         "unmarked rep-\nresentation",
 		"stray " + M + "mark":                                "stray mark",
 		"no hyphen here\nat all":                             "no hyphen here\nat all",
-		M:                                                    "",
+		"icon \uE000 a rep-" + M + "\nresentation":           "icon \uE000 a representation", // a private-use glyph is text
+		M: "",
 	} {
 		if got := joinLineHyphens(in); got != want {
 			t.Errorf("joinLineHyphens(%q) = %q, want %q", in, got, want)

@@ -4,6 +4,7 @@ import (
 	"math"
 	"regexp"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 )
@@ -92,11 +93,12 @@ func joinLineHyphens(text string) string {
 }
 
 // reCompound is a hyphenated compound inside a line.
-var reCompound = regexp.MustCompile(`\pL+(?:-\pL+)+`)
+// reCompound is compiled when a hyphen join is found, not at every start.
+var reCompound = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\pL+(?:-\pL+)+`) })
 
 func inlineCompounds(text string) map[string]bool {
 	out := map[string]bool{}
-	for _, m := range reCompound.FindAllString(text, -1) {
+	for _, m := range reCompound().FindAllString(text, -1) {
 		out[strings.ToLower(m)] = true
 	}
 	return out
@@ -104,9 +106,10 @@ func inlineCompounds(text string) map[string]bool {
 
 // hyphenBreak marks, at a line end after a hyphen, a break pageText found
 // inside a paragraph: the next line follows in the same column at the
-// usual line spacing. A private-use character, removed by
-// joinLineHyphens.
-const hyphenBreak = "\uE000"
+// usual line spacing. A control character (the unit separator), which
+// page text never holds (pageText drops them from the items): a private-use
+// one could be a real glyph of an icon font. Removed by joinLineHyphens.
+const hyphenBreak = "\x1f"
 
 const softHyphen = "\u00AD"
 

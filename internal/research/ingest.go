@@ -278,6 +278,7 @@ func (in *Ingester) prepare(ctx context.Context, t Target) prepared {
 	sum := sha256.Sum256(data)
 	hash := hex.EncodeToString(sum[:])
 	version := in.extractorVersion(FormatOf(t.Path))
+	reread := false // unchanged, but read by an older extractor
 	if old, err := in.Index.St.CorpusSourceByPath(ctx, t.Path); err == nil && old.SHA256 == hash {
 		// A newer version's text is kept too: an older build does not
 		// make it worse.
@@ -285,7 +286,7 @@ func (in *Ingester) prepare(ctx context.Context, t Target) prepared {
 			res.Status, res.ID, res.Chunks = StatusUnchanged, old.ID, 0
 			return prepared{res: res}
 		}
-		res.Reextracted = true
+		reread = true
 	}
 	doc, err := Extract(t.Path, data)
 	if err != nil {
@@ -313,7 +314,7 @@ func (in *Ingester) prepare(ctx context.Context, t Target) prepared {
 	}
 	src := &store.CorpusSource{Path: t.Path, Title: doc.Title, Format: doc.Format, SHA256: hash, Size: res.Bytes,
 		MTime: mtime, Content: doc.Text, Sections: string(secs), ExtractorVersion: version}
-	res.Status, res.Chunks = StatusIngested, len(chunks)
+	res.Status, res.Chunks, res.Reextracted = StatusIngested, len(chunks), reread
 	return prepared{res: res, src: src, chunks: chunks, vecs: vecs}
 }
 

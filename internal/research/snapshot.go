@@ -33,15 +33,15 @@ import (
 //
 // The scan reads only the blocks (a quarter of the float32 bytes): each
 // row is an int8 code with a per-row scale, scored against the query, and
-// the best candidates are rescored with their float32 rows (mapped
-// without read-ahead, so only the rescored pages are mapped) until a
+// the best candidates are rescored with their float32 rows (read
+// with pread the first time, see snapSet.rescore) until a
 // bound on the quantization error proves the top n: the final order is
 // exactly the float32 scan's. A block's CRC is checked the first time a
 // process scans it, in the same pass; a float32 row's CRC when it is
 // rescored. A flipped byte anywhere a result comes from is therefore
-// caught, and the files are rebuilt. Both files only grow at their end,
-// so an ingest appends to them as it writes (snapAppender) instead of
-// rewriting them.
+// caught, and the files are rebuilt. An ingest keeps them current as it
+// writes instead of rewriting them: new rows are appended (snapAppender)
+// and removed ones are filled by the last rows (snappatch.go).
 const (
 	snapshotMagic  = "ASKYVEC4"
 	snapHeaderSize = 64
@@ -62,8 +62,13 @@ func (ix *Index) rowsPath() string {
 	return filepath.Join(ix.SnapshotDir, "vectors-"+ix.fp+".f32")
 }
 
-// removeSnapshot deletes both files (a damaged snapshot).
+// removeSnapshot deletes both files (a damaged snapshot). Without a
+// snapshot directory there are none: the names would be relative to the
+// working directory.
 func (ix *Index) removeSnapshot() {
+	if ix.SnapshotDir == "" {
+		return
+	}
 	_ = os.Remove(ix.snapshotPath())
 	_ = os.Remove(ix.rowsPath())
 	_ = os.Remove(ix.verifiedPath())

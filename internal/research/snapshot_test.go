@@ -261,3 +261,17 @@ func TestSnapshotAppendsDuringIngest(t *testing.T) {
 	requireCurrent(t, ix, "snapshot not current after a replacing ingest")
 	sameAsRebuild(t, ix)
 }
+
+// An index without a snapshot directory has no snapshot files: removing
+// them must not delete same-named files in the working directory.
+func TestRemoveSnapshotWithoutDir(t *testing.T) {
+	t.Chdir(t.TempDir())
+	ix := &Index{fp: "x"}
+	if err := os.WriteFile("vectors-x.snap", []byte("mine"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ix.removeSnapshot()
+	if _, err := os.Stat("vectors-x.snap"); err != nil {
+		t.Fatalf("a file in the working directory was removed: %v", err)
+	}
+}

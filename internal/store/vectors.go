@@ -57,6 +57,7 @@ func deleteVectorBlocks(ctx context.Context, tx *sql.Tx, sourceID int64, fingerp
 		return nil, err
 	}
 	dropped := map[string][]int64{}
+	counted := map[string]int{} // the blocks' n, which the counter added
 	var idb sql.RawBytes
 	for rows.Next() {
 		var fp string
@@ -70,6 +71,7 @@ func deleteVectorBlocks(ctx context.Context, tx *sql.Tx, sourceID int64, fingerp
 			ids = append(ids, int64(binary.BigEndian.Uint64(idb[8*i:])))
 		}
 		dropped[fp] = ids
+		counted[fp] += n
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
@@ -81,8 +83,8 @@ func deleteVectorBlocks(ctx context.Context, tx *sql.Tx, sourceID int64, fingerp
 	if _, err := tx.ExecContext(ctx, `DELETE FROM corpus_vector_blocks WHERE source_id = ? AND (? = '' OR fingerprint = ?)`, sourceID, fingerprint, fingerprint); err != nil {
 		return nil, err
 	}
-	for fp, ids := range dropped {
-		if err := addState(ctx, tx, vectorsKey(fp), -len(ids)); err != nil {
+	for fp, n := range counted {
+		if err := addState(ctx, tx, vectorsKey(fp), -n); err != nil {
 			return nil, err
 		}
 	}

@@ -17,7 +17,7 @@ var (
 	// scratchpad: an "analysis…" preamble, "Action: …" notes and
 	// "assistantcommentary …" lines replaying tool calls.
 	analysisPreambleRe = regexp.MustCompile(`(?s)\Aanalysis(?:The\s|\s).+?(?:\n\n|(\n)assistantcommentary)`)
-	actionNoteRe       = regexp.MustCompile(`(?m)^Action:[^\n]*(?:\n[^\n]+)*`)
+	actionNoteRe       = regexp.MustCompile(`(?m)^Action:[^\n]*\n?`)
 	commentaryLineRe   = regexp.MustCompile(`(?m)^assistantcommentary[^\n]*(?:\n|\z)`)
 )
 

@@ -11,6 +11,8 @@ func TestCleanAnswer(t *testing.T) {
 		{"analysisThe user wants the weather. I will search.\nassistantcommentary to=functions.web_search json{\"q\":\"weather\"}\n# Weather Today\n\nSunny.",
 			"# Weather Today\n\nSunny."},
 		{"analysis I should answer directly.\n\nAction: answer\n\nassistantcommentary done\n# Answer\n\nYes.", "# Answer\n\nYes."},
+		// An action note is one line: the answer under it stays.
+		{"assistantcommentary done\nAction: search\nThe answer is 42.\nMore.", "The answer is 42.\nMore."},
 		// Without the commentary marker nothing but whitespace is touched.
 		{"analysis of the data shows growth.\n\nAction: none", "analysis of the data shows growth.\n\nAction: none"},
 	}

@@ -226,7 +226,7 @@ func (r *run) loop(ctx context.Context) error {
 		}
 		msg := resp.Message
 		if withTools && len(msg.ToolCalls) == 0 {
-			if calls, rest := textToolCalls(msg.Content, r.req.Tools); len(calls) > 0 {
+			if calls, rest := textToolCalls(msg.Content, r.req.Tools, turnNo); len(calls) > 0 {
 				r.emit(Event{Kind: EventDebug, Text: fmt.Sprintf("read %d tool call(s) written in the reply text", len(calls))})
 				msg.ToolCalls, msg.Content = calls, rest
 			}

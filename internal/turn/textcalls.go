@@ -40,21 +40,26 @@ var (
 )
 
 // textToolCalls finds the tool calls written in content for the tools of
-// reg. It returns them (with ids "text_call_N") and the content without
-// them; none found returns nil and content unchanged.
-func textToolCalls(content string, reg *tools.Registry) ([]llm.ToolCall, string) {
+// reg. It returns them (with ids "text_call_T_N", T the model call of the
+// turn: ids must not repeat within a conversation) and the content without
+// them; none found returns nil and content unchanged. A call written
+// inside a ``` code block is an example, not a call.
+func textToolCalls(content string, reg *tools.Registry, turnNo int) ([]llm.ToolCall, string) {
 	if reg == nil || reg.Len() == 0 {
 		return nil, content
 	}
 	var calls []llm.ToolCall
 	add := func(name, args string) {
-		calls = append(calls, llm.ToolCall{ID: fmt.Sprintf("text_call_%d", len(calls)+1), Name: name, Arguments: args})
+		calls = append(calls, llm.ToolCall{ID: fmt.Sprintf("text_call_%d_%d", turnNo, len(calls)+1), Name: name, Arguments: args})
 	}
 	rest := content
 	if strings.Contains(content, "<tool_call>") {
 		var kept strings.Builder
 		last := 0
 		for _, m := range xmlCallRe.FindAllStringSubmatchIndex(content, -1) {
+			if inFence(content, m[0]) {
+				continue
+			}
 			name, args, ok := xmlCall(content[m[2]:m[3]], reg)
 			if !ok {
 				continue
@@ -71,7 +76,7 @@ func textToolCalls(content string, reg *tools.Registry) ([]llm.ToolCall, string)
 		var kept strings.Builder
 		last := 0
 		for _, m := range harmonyCallRe.FindAllStringSubmatchIndex(content, -1) {
-			if m[0] < last {
+			if m[0] < last || inFence(content, m[0]) {
 				continue
 			}
 			name := content[m[2]:m[3]]
@@ -182,3 +187,6 @@ func paramValue(t *tools.Tool, key, raw string) any {
 	}
 	return raw
 }
+
+// inFence reports whether position i of s is inside a ``` code block.
+func inFence(s string, i int) bool { return strings.Count(s[:i], "```")%2 == 1 }

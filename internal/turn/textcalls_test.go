@@ -3,6 +3,7 @@ package turn
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"testing"
 
 	"github.com/askygo/asky/internal/tools"
@@ -39,10 +40,12 @@ func TestTextToolCalls(t *testing.T) {
 		{name: "prose mentioning the syntax", in: "Write to=functions.web_search and then explain it in words {not json}", noneExpect: true},
 		{name: "answer after replayed calls", in: "assistantcommentary to=functions.web_search json{\"q\": \"weather\"}\n# Weather\n\nSunny.", noneExpect: true},
 		{name: "plain answer", in: "# Title\n\nNo calls here.", noneExpect: true},
+		{name: "example in a code block", in: "# Qwen tool calls\n\nThey look like this:\n\n```xml\n<tool_call>\n<function=web_search>\n<parameter=q>go</parameter>\n</function>\n</tool_call>\n```", noneExpect: true},
+		{name: "harmony example in a code block", in: "Written as:\n```\ncommentary to=functions.web_search json{\"q\": \"x\"}\n```", noneExpect: true},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			calls, rest := textToolCalls(c.in, textCallRegistry())
+			calls, rest := textToolCalls(c.in, textCallRegistry(), 3)
 			if c.noneExpect {
 				if len(calls) != 0 || rest != c.in {
 					t.Fatalf("got calls %+v rest %q", calls, rest)
@@ -50,8 +53,11 @@ func TestTextToolCalls(t *testing.T) {
 				return
 			}
 			var got []string
-			for _, tc := range calls {
+			for i, tc := range calls {
 				got = append(got, tc.Name+" "+tc.Arguments)
+				if want := fmt.Sprintf("text_call_3_%d", i+1); tc.ID != want {
+					t.Errorf("id %q, want %q (unique in the conversation)", tc.ID, want)
+				}
 			}
 			if len(got) != len(c.want) {
 				t.Fatalf("calls %q, want %q", got, c.want)

@@ -282,16 +282,17 @@ func (c *Chat) askText(ctx context.Context, conversation, question string, out C
 
 // Upload stores and ingests the documents at urls and acknowledges them;
 // a single voice or image URL (an XMPP OOB attachment) is answered as
-// Voice or Image.
-func (c *Chat) Upload(ctx context.Context, conversation string, urls []string, out ChatOutput) {
+// Voice or Image. It reports whether anything got in, so a question sent
+// with the files is not asked about files that were refused.
+func (c *Chat) Upload(ctx context.Context, conversation string, urls []string, out ChatOutput) (ok bool) {
 	if len(urls) == 1 {
 		switch MediaKind(urls[0]) {
 		case "voice":
 			c.Voice(ctx, conversation, urls[0], out)
-			return
+			return true
 		case "image":
 			c.Image(ctx, conversation, urls[0], "", out)
-			return
+			return true
 		}
 	}
 	// .toml files are settings for the session (as a ```toml block),
@@ -324,6 +325,7 @@ func (c *Chat) Upload(ctx context.Context, conversation string, urls []string, o
 	}
 	// Said even when the daemon is stopping (the ingest was cut short).
 	out.Final(context.WithoutCancel(ctx), strings.Join(lines, "\n"), failed)
+	return !failed
 }
 
 func (c *Chat) ask(ctx context.Context, a Ask, out ChatOutput) {

@@ -389,10 +389,11 @@ func (t *Transport) process(ctx context.Context, m *models.Message) {
 		out.Final(ctx, "Videos are not supported yet by this version; send the question as text.", true)
 		return
 	case m.Document != nil:
-		t.upload(ctx, m, out)
+		in := t.upload(ctx, m, out)
 		// A caption is a question about the document, asked once it is
-		// in (as an XMPP message's text beside its files).
-		if q := strings.TrimSpace(m.Caption); q != "" {
+		// in (as an XMPP message's text beside its files); not when it
+		// could not be read.
+		if q := strings.TrimSpace(m.Caption); q != "" && in {
 			out.stop()
 			again := t.newOutput(targetOf(m))
 			defer again.stop()
@@ -493,19 +494,21 @@ func largestPhoto(sizes []models.PhotoSize) models.PhotoSize {
 // upload hands a document to the chat's uploads through its file URL.
 // One too large to accept is refused by its declared size, in the same
 // one line as the uploads' own refusals, without downloading it.
-func (t *Transport) upload(ctx context.Context, m *models.Message, out *output) {
+func (t *Transport) upload(ctx context.Context, m *models.Message, out *output) bool {
 	if d, limit := m.Document, int64(min(daemon.MaxUploadBytes, MaxDownloadBytes)); d.FileSize > limit {
 		name := d.FileName
 		if name == "" {
 			name = "the document"
 		}
 		out.Final(ctx, fmt.Sprintf("✗ %s: too large (%d MB; the limit is %d MB)", name, d.FileSize>>20, limit>>20), true)
-		return
+		return false
 	}
-	if u, ok := t.fileURL(ctx, m.Document.FileID, out); ok {
-		if m.Document.FileName != "" {
-			u += "#" + url.PathEscape(m.Document.FileName) // the name the sender knows (daemon.Uploads)
-		}
-		t.o.Chat.Upload(ctx, conv(m), []string{u}, out)
+	u, ok := t.fileURL(ctx, m.Document.FileID, out)
+	if !ok {
+		return false
 	}
+	if m.Document.FileName != "" {
+		u += "#" + url.PathEscape(m.Document.FileName) // the name the sender knows (daemon.Uploads)
+	}
+	return t.o.Chat.Upload(ctx, conv(m), []string{u}, out)
 }

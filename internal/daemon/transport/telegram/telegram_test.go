@@ -359,6 +359,15 @@ func TestDocumentUpload(t *testing.T) {
 	if !strings.Contains(sent[1].Params["text"], "paper.md") || sent[2].Params["text"] != "echo: what does it conclude? (telegram:42)" {
 		t.Fatalf("%+v", sent[1:])
 	}
+	// A refused document's caption is not asked: there is nothing to ask
+	// about.
+	api.push(3, 42, 42, "", map[string]any{"caption": "what is in it?",
+		"document": map[string]any{"file_id": "doc3", "file_unique_id": "u3", "file_name": "huge.pdf", "file_size": 1 << 40}})
+	api.push(4, 42, 42, "ping", nil)
+	sent = waitSent(t, api, 42, 5)
+	if !strings.HasPrefix(sent[3].Params["text"], "✗ huge.pdf: too large") || sent[4].Params["text"] != "echo: ping (telegram:42)" {
+		t.Fatalf("%+v", sent[3:])
+	}
 }
 
 func TestNetworkDropDuringPoll(t *testing.T) {

@@ -229,8 +229,8 @@ func (t *Transport) dispatch(conv string, m inMessage, out daemon.ChatOutput) {
 				t.o.Chat.Image(ctx, conv, urls[0], q, out)
 				return
 			}
-			t.o.Chat.Upload(ctx, conv, urls, out)
-			if o, ok := out.(*output); ok && q != "" && kind != "voice" {
+			in := t.o.Chat.Upload(ctx, conv, urls, out)
+			if o, ok := out.(*output); ok && in && q != "" && kind != "voice" {
 				t.o.Chat.Handle(ctx, daemon.ChatMessage{Conversation: conv, Text: q}, o.again())
 			}
 			return

@@ -3,6 +3,7 @@ package xmpp
 import (
 	"encoding/xml"
 	"fmt"
+	"slices"
 	"strings"
 
 	"mellium.im/xmlstream"
@@ -270,6 +271,12 @@ func (t *Transport) runCommand(iq iqIn) (commandOut, bool) {
 		sel := values["selector"]
 		if sel == "" {
 			return ask("Switch session", field{Var: "selector", Type: "text-single", Label: "Session ID or name", Required: &struct{}{}})
+		}
+		// The selector goes on as "/session SEL": one that starts with a
+		// verb of /session would run the verb ("clear" empties the session
+		// without the confirmation clear-session asks).
+		if f := strings.Fields(strings.ToLower(sel)); len(f) > 0 && slices.Contains([]string{"new", "child", "clear"}, f[0]) {
+			return done("error", "\""+f[0]+"\" is a /session command, not a session: give the session's id")
 		}
 		return reply(t.o.Chat.Command(ctx, conv, "/session "+sel, false))
 	case "clear-session":

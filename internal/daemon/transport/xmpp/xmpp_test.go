@@ -466,6 +466,11 @@ func TestAdHocCommandsRunChatCommands(t *testing.T) {
 	if r := alice.Command(bot, "asky#switch-session", sw.SID, map[string]string{"selector": "trip"}); r.Note != "ran /session trip" {
 		t.Fatalf("switch %+v", r)
 	}
+	// "clear" typed as a selector is not /session clear.
+	sw = alice.Command(bot, "asky#switch-session", "", nil)
+	if r := alice.Command(bot, "asky#switch-session", sw.SID, map[string]string{"selector": "Clear"}); r.Note == "ran /session Clear" || !strings.Contains(r.Note, "is a /session command") {
+		t.Fatalf("switch to clear %+v", r)
+	}
 	cl := alice.Command(bot, "asky#clear-session", "", nil)
 	if cl.Status != "executing" || len(cl.Fields) != 1 || cl.Fields[0] != "confirm" {
 		t.Fatalf("clear form %+v", cl)

@@ -174,12 +174,21 @@ func (r *run) userMessage() llm.Message {
 	return llm.Message{Role: llm.RoleUser, Content: b.String()}
 }
 
+// promptDate is the date prompts give as absolute truth.
+func (r *run) promptDate() string { return r.e.now().Format("Monday, January 02, 2006 at 15:04") }
+
+// fillOverride fills {CURRENT_DATE} and {MAX_TURNS} in a prompt override
+// (PromptOverrides).
+func (r *run) fillOverride(s string) string {
+	return strings.NewReplacer("{CURRENT_DATE}", r.promptDate(), "{MAX_TURNS}", strconv.Itoa(r.maxTurns)).Replace(s)
+}
+
 // systemPrompt composes the system message for a call.
 func (r *run) systemPrompt(turnNo int, withTools bool) string {
 	if r.req.SystemPrompt != "" {
 		return r.req.SystemPrompt
 	}
-	date := r.e.now().Format("Monday, January 02, 2006 at 15:04")
+	date := r.promptDate()
 	if r.req.Lean {
 		return prompts.Must("lean", map[string]any{"Date": date, "Extra": []string(nil)})
 	}
@@ -194,10 +203,9 @@ func (r *run) systemPrompt(turnNo int, withTools bool) string {
 			tl = append(tl, toolLine{t.Name, g})
 		}
 	}
-	fill := strings.NewReplacer("{CURRENT_DATE}", date, "{MAX_TURNS}", strconv.Itoa(r.maxTurns))
 	s := prompts.Must("system", map[string]any{"Date": date, "MaxTurns": r.maxTurns, "Tools": tl, "Extra": r.req.SystemExtra,
-		"Prefix": strings.TrimSpace(fill.Replace(r.req.Prompts.SystemPrefix)),
-		"Suffix": strings.TrimSpace(fill.Replace(r.req.Prompts.SystemSuffix))})
+		"Prefix": strings.TrimSpace(r.fillOverride(r.req.Prompts.SystemPrefix)),
+		"Suffix": strings.TrimSpace(r.fillOverride(r.req.Prompts.SystemSuffix))})
 	if withTools && turnNo > 0 {
 		ctxSize := 0
 		if r.req.Model != nil {
@@ -270,7 +278,7 @@ func (r *run) loop(ctx context.Context) error {
 func (r *run) gracefulExit(ctx context.Context) error {
 	r.emit(Event{Kind: EventNotice, Text: fmt.Sprintf("reached the limit of %d tool turns; asking for a final answer", r.maxTurns)})
 	r.msgs = append(r.msgs, llm.Message{Role: llm.RoleUser, Content: "SYSTEM: Provide your final answer now based on the research above."})
-	exit := strings.TrimSpace(r.req.Prompts.GracefulExit)
+	exit := strings.TrimSpace(r.fillOverride(r.req.Prompts.GracefulExit))
 	if exit == "" {
 		exit = strings.TrimSpace(prompts.Must("graceful_exit", nil))
 	}

@@ -62,28 +62,6 @@ func IsNameControl(r rune) bool {
 	return unicode.IsControl(r) || r == '\u2028' || r == '\u2029'
 }
 
-// NameLookup is what UniqueName needs.
-type NameLookup interface {
-	SessionByName(ctx context.Context, name string) (*store.Session, error)
-}
-
-// UniqueName returns base, or base_2, base_3… when taken (the original's
-// collision rule).
-func UniqueName(ctx context.Context, st NameLookup, base string) (string, error) {
-	name := base
-	for i := 2; i < maxNameTries; i++ {
-		_, err := st.SessionByName(ctx, name)
-		if errors.Is(err, store.ErrNotFound) {
-			return name, nil
-		}
-		if err != nil {
-			return "", err
-		}
-		name = suffixed(base, i)
-	}
-	return "", fmt.Errorf("no free session name for %q", base)
-}
-
 // maxNameTries bounds the _N suffixes tried for one name.
 const maxNameTries = 1000
 

@@ -155,8 +155,8 @@ func TestAutoName(t *testing.T) {
 	st := openStore(t)
 	st.CreateSession(ctx, &store.Session{Name: "x"})
 	st.CreateSession(ctx, &store.Session{Name: "x_2"})
-	if n, err := UniqueName(ctx, st, "x"); err != nil || n != "x_3" {
-		t.Errorf("unique: %q %v", n, err)
+	if s := (&store.Session{Name: "x"}); CreateUnique(ctx, st, s) != nil || s.Name != "x_3" {
+		t.Errorf("unique: %q", s.Name)
 	}
 }
 

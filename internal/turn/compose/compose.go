@@ -397,15 +397,12 @@ func (x *composer) clientOptions() provider.Options {
 // and binds the turn to it. The pointer is stored with it, so continuing
 // the session (-rs NAME) keeps researching the same sources.
 func (x *composer) researchSession(ctx context.Context, st *store.Store, req *turn.Request, emit func(turn.Event)) error {
-	name, err := sess.UniqueName(ctx, st, "research-"+sess.AutoName(req.Query))
-	if err != nil {
-		return err
-	}
 	ptr := x.q.Research
-	s := &store.Session{Name: name, Defaults: store.SessionDefaults{Research: &ptr}}
-	if err := st.CreateSession(ctx, s); err != nil {
+	s := &store.Session{Name: "research-" + sess.AutoName(req.Query), Defaults: store.SessionDefaults{Research: &ptr}}
+	if err := sess.CreateUnique(ctx, st, s); err != nil {
 		return err
 	}
+	name := s.Name
 	x.q.Session, req.SessionID = s, s.ID
 	emit(turn.Event{Kind: turn.EventNotice, Text: fmt.Sprintf("Started research session %s (continue it with asky -rs %s).", name, name)})
 	return nil

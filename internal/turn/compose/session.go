@@ -87,11 +87,8 @@ func (x *composer) prepare(ctx context.Context, st *store.Store, req *turn.Reque
 
 // autoName names a placeholder session from its first question.
 func autoName(ctx context.Context, st *store.Store, s *store.Session, q string) {
-	name, err := sess.UniqueName(ctx, st, sess.AutoName(q))
+	name, err := sess.RenameUnique(ctx, st, s.ID, sess.AutoName(q))
 	if err != nil {
-		return
-	}
-	if err := st.RenameSession(ctx, s.ID, name); err != nil {
 		return
 	}
 	s.Name = name

@@ -7,28 +7,38 @@ import (
 	"encoding/json"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/askygo/asky/internal/tools"
 )
 
-var (
-	thinkRe = regexp.MustCompile(`(?s)<(think|thinking|thought|reasoning)>.*?</(think|thinking|thought|reasoning)>|\[thought\].*?\[/thought\]`)
-	// Gemini through its OpenAI-compatible endpoint can leak its inline
-	// scratchpad: an "analysis…" preamble, "Action: …" notes and
-	// "assistantcommentary …" lines replaying tool calls.
-	analysisPreambleRe = regexp.MustCompile(`(?s)\Aanalysis(?:The\s|\s).+?(?:\n\n|(\n)assistantcommentary)`)
-	actionNoteRe       = regexp.MustCompile(`(?m)^Action:[^\n]*\n?`)
-	commentaryLineRe   = regexp.MustCompile(`(?m)^assistantcommentary[^\n]*(?:\n|\z)`)
-)
+// leakRes are compiled with the first answer, not at every start of the
+// program.
+var leakRes = sync.OnceValue(func() *leakPatterns {
+	return &leakPatterns{
+		think:            regexp.MustCompile(`(?s)<(think|thinking|thought|reasoning)>.*?</(think|thinking|thought|reasoning)>|\[thought\].*?\[/thought\]`),
+		analysisPreamble: regexp.MustCompile(`(?s)\Aanalysis(?:The\s|\s).+?(?:\n\n|(\n)assistantcommentary)`),
+		actionNote:       regexp.MustCompile(`(?m)^Action:[^\n]*\n?`),
+		commentaryLine:   regexp.MustCompile(`(?m)^assistantcommentary[^\n]*(?:\n|\z)`),
+	}
+})
+
+// leakPatterns find leaked reasoning. Gemini through its OpenAI-compatible
+// endpoint can leak its inline scratchpad: an "analysis…" preamble,
+// "Action: …" notes and "assistantcommentary …" lines replaying tool calls.
+type leakPatterns struct {
+	think, analysisPreamble, actionNote, commentaryLine *regexp.Regexp
+}
 
 // cleanAnswer strips leaked reasoning (think tags, Gemini's inline
 // scratchpad) and surrounding whitespace.
 func cleanAnswer(s string) string {
-	s = thinkRe.ReplaceAllString(s, "")
+	re := leakRes()
+	s = re.think.ReplaceAllString(s, "")
 	if strings.Contains(s, "assistantcommentary") {
-		s = analysisPreambleRe.ReplaceAllString(s, "${1}assistantcommentary")
-		s = actionNoteRe.ReplaceAllString(s, "")
-		s = commentaryLineRe.ReplaceAllString(s, "")
+		s = re.analysisPreamble.ReplaceAllString(s, "${1}assistantcommentary")
+		s = re.actionNote.ReplaceAllString(s, "")
+		s = re.commentaryLine.ReplaceAllString(s, "")
 	}
 	return strings.TrimSpace(s)
 }

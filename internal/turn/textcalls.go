@@ -18,26 +18,40 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/askygo/asky/internal/llm"
 	"github.com/askygo/asky/internal/tools"
 )
 
-var (
-	// xmlCallRe matches one <tool_call> block; the closing tag may be
+// textCallRes are compiled the first time a reply holds a written call,
+// not at every start of the program.
+var textCallRes = sync.OnceValue(func() *textCallPatterns {
+	return &textCallPatterns{
+		xmlCall:      regexp.MustCompile(`(?s)<tool_call>\s*(.*?)\s*(?:</tool_call>|\z)`),
+		xmlFunc:      regexp.MustCompile(`(?s)^<function=\s*([A-Za-z0-9_.\-]+)\s*>(.*?)(?:</function>|\z)`),
+		xmlParam:     regexp.MustCompile(`(?s)<parameter=\s*([A-Za-z0-9_.\-]+)\s*>(.*?)(?:</parameter>|\z)`),
+		harmonyCall:  regexp.MustCompile(`to=functions\.([A-Za-z0-9_\-]+)`),
+		harmonyToken: regexp.MustCompile(`<\|[a-z_]+\|>`),
+		h1:           regexp.MustCompile(`(?m)^# \S`),
+	}
+})
+
+type textCallPatterns struct {
+	// xmlCall matches one <tool_call> block; the closing tag may be
 	// missing when the model stopped right after the call.
-	xmlCallRe = regexp.MustCompile(`(?s)<tool_call>\s*(.*?)\s*(?:</tool_call>|\z)`)
-	// xmlFuncRe is the <function=NAME> … </function> form inside a block.
-	xmlFuncRe = regexp.MustCompile(`(?s)^<function=\s*([A-Za-z0-9_.\-]+)\s*>(.*?)(?:</function>|\z)`)
-	// xmlParamRe is one <parameter=KEY>value</parameter>.
-	xmlParamRe = regexp.MustCompile(`(?s)<parameter=\s*([A-Za-z0-9_.\-]+)\s*>(.*?)(?:</parameter>|\z)`)
-	// harmonyCallRe finds "to=functions.NAME"; the JSON arguments follow.
-	harmonyCallRe = regexp.MustCompile(`to=functions\.([A-Za-z0-9_\-]+)`)
-	// harmonyTokenRe are the channel markers around a leaked call.
-	harmonyTokenRe = regexp.MustCompile(`<\|[a-z_]+\|>`)
-	// h1Re finds the title line every final answer starts with.
-	h1Re = regexp.MustCompile(`(?m)^# \S`)
-)
+	xmlCall *regexp.Regexp
+	// xmlFunc is the <function=NAME> … </function> form inside a block.
+	xmlFunc *regexp.Regexp
+	// xmlParam is one <parameter=KEY>value</parameter>.
+	xmlParam *regexp.Regexp
+	// harmonyCall finds "to=functions.NAME"; the JSON arguments follow.
+	harmonyCall *regexp.Regexp
+	// harmonyToken are the channel markers around a leaked call.
+	harmonyToken *regexp.Regexp
+	// h1 finds the title line every final answer starts with.
+	h1 *regexp.Regexp
+}
 
 // textToolCalls finds the tool calls written in content for the tools of
 // reg. It returns them (with ids "text_call_T_N", T the model call of the
@@ -56,7 +70,7 @@ func textToolCalls(content string, reg *tools.Registry, turnNo int) ([]llm.ToolC
 	if strings.Contains(content, "<tool_call>") {
 		var kept strings.Builder
 		last := 0
-		for _, m := range xmlCallRe.FindAllStringSubmatchIndex(content, -1) {
+		for _, m := range textCallRes().xmlCall.FindAllStringSubmatchIndex(content, -1) {
 			if inFence(content, m[0]) {
 				continue
 			}
@@ -75,7 +89,7 @@ func textToolCalls(content string, reg *tools.Registry, turnNo int) ([]llm.ToolC
 		rest = content
 		var kept strings.Builder
 		last := 0
-		for _, m := range harmonyCallRe.FindAllStringSubmatchIndex(content, -1) {
+		for _, m := range textCallRes().harmonyCall.FindAllStringSubmatchIndex(content, -1) {
 			if m[0] < last || inFence(content, m[0]) {
 				continue
 			}
@@ -90,7 +104,7 @@ func textToolCalls(content string, reg *tools.Registry, turnNo int) ([]llm.ToolC
 			start += m[1]
 			// Only channel markers and a format word may stand between
 			// the name and its arguments.
-			between := harmonyTokenRe.ReplaceAllString(content[m[1]:start], " ")
+			between := textCallRes().harmonyToken.ReplaceAllString(content[m[1]:start], " ")
 			if f := strings.Fields(between); len(f) > 1 || (len(f) == 1 && f[0] != "json" && f[0] != "code") {
 				continue
 			}
@@ -106,7 +120,7 @@ func textToolCalls(content string, reg *tools.Registry, turnNo int) ([]llm.ToolC
 		}
 		kept.WriteString(content[last:])
 		rest = kept.String()
-		if h1Re.MatchString(rest) {
+		if textCallRes().h1.MatchString(rest) {
 			// Gemini replays the calls it already made above its final
 			// answer: an answer with its title is not a request to call.
 			return nil, content
@@ -115,7 +129,7 @@ func textToolCalls(content string, reg *tools.Registry, turnNo int) ([]llm.ToolC
 	if len(calls) == 0 {
 		return nil, content
 	}
-	rest = harmonyTokenRe.ReplaceAllString(rest, "")
+	rest = textCallRes().harmonyToken.ReplaceAllString(rest, "")
 	return calls, strings.TrimSpace(rest)
 }
 
@@ -128,13 +142,13 @@ func lineStart(s string, i int) int {
 // xmlCall reads the inside of one <tool_call> block: the <function=…>
 // form or a JSON object {"name", "arguments"}.
 func xmlCall(body string, reg *tools.Registry) (string, string, bool) {
-	if m := xmlFuncRe.FindStringSubmatch(body); m != nil {
+	if m := textCallRes().xmlFunc.FindStringSubmatch(body); m != nil {
 		t, ok := reg.Get(m[1])
 		if !ok {
 			return "", "", false
 		}
 		args := map[string]any{}
-		for _, p := range xmlParamRe.FindAllStringSubmatch(m[2], -1) {
+		for _, p := range textCallRes().xmlParam.FindAllStringSubmatch(m[2], -1) {
 			args[p[1]] = paramValue(t, p[1], strings.TrimSpace(p[2]))
 		}
 		b, _ := json.Marshal(args)
